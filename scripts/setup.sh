@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Installs everything the project needs, idempotently: Node >= 22, the npm dependencies, the Pulumi
+# CLI and its Node.js language host built from Go modules (cached outside the repo, keyed by
+# version), and the compiled package. Safe to run concurrently: the Pulumi build holds a lock.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$PVA_ROOT"
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+# 1. Node >= 22 (the machines ship 20): the npm registry's `node` package carries the binary.
+if [ "$(pva_node_major)" -lt 22 ]; then
+  if [ ! -x "$PVA_NODE_DIR/node_modules/node/bin/node" ]; then
+    log "installing Node $PVA_NODE_VERSION into $PVA_NODE_DIR"
+    tmp="$PVA_NODE_DIR.tmp.$$"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    npm install --no-save --no-package-lock --no-audit --no-fund --loglevel=error --prefix "$tmp" "node@$PVA_NODE_VERSION" >&2
+    "$tmp/node_modules/node/bin/node" --version >/dev/null
+    rm -rf "$PVA_NODE_DIR" && mv "$tmp" "$PVA_NODE_DIR"
+  fi
+  export PATH="$PVA_NODE_DIR/node_modules/node/bin:$PATH"
+fi
+log "node $(node --version)"
+
+# 2. npm dependencies, when the lock file changed since the last install.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+
+# 3. The Pulumi CLI and language host, built once per version and cached.
+build_pulumi() {
+  local gomod_version
+  gomod_version="$(sed -n 's/^[[:space:]]*github.com\/pulumi\/pulumi\/pkg\/v3 v\([0-9.]*\).*/\1/p' toolchain/go.mod)"
+  if [ "$gomod_version" != "$PVA_PULUMI_VERSION" ]; then
+    log "toolchain/go.mod pins pulumi $gomod_version but package.json pins @pulumi/pulumi $PVA_PULUMI_VERSION"
+    exit 1
+  fi
+  command -v go >/dev/null || { log "Go is needed to build the Pulumi CLI"; exit 1; }
+  log "building Pulumi v$PVA_PULUMI_VERSION from Go modules into $PVA_PULUMI_DIR (first run only; 15-30 min on 2 cores)"
+  local tmp="$PVA_PULUMI_DIR.tmp.$$" ldflags
+  rm -rf "$tmp" && mkdir -p "$tmp/bin"
+  ldflags="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PVA_PULUMI_VERSION"
+  (
+    cd toolchain
+    export CGO_ENABLED=0 GOFLAGS=-mod=readonly
+    go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+    go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/pulumi-language-nodejs" ./langhost
+  )
+  cp toolchain/pulumi-resource-pulumi-nodejs "$tmp/bin/"
+  "$tmp/bin/pulumi" version >/dev/null
+  rm -rf "$PVA_PULUMI_DIR" && mv "$tmp" "$PVA_PULUMI_DIR"
+}
+mkdir -p "$PVA_CACHE_DIR"
+if [ ! -x "$PVA_PULUMI_DIR/bin/pulumi" ] || [ ! -x "$PVA_PULUMI_DIR/bin/pulumi-language-nodejs" ]; then
+  exec 9>"$PVA_CACHE_DIR/pulumi-v$PVA_PULUMI_VERSION.lock"
+  flock 9
+  if [ ! -x "$PVA_PULUMI_DIR/bin/pulumi" ] || [ ! -x "$PVA_PULUMI_DIR/bin/pulumi-language-nodejs" ]; then
+    start=$(date +%s)
+    build_pulumi
+    log "built Pulumi in $(( $(date +%s) - start ))s"
+  fi
+  exec 9>&-
+fi
+# The dynamic-provider plugin is a script kept in the repo: refresh it when it changed.
+cmp -s toolchain/pulumi-resource-pulumi-nodejs "$PVA_PULUMI_DIR/bin/pulumi-resource-pulumi-nodejs" ||
+  cp toolchain/pulumi-resource-pulumi-nodejs "$PVA_PULUMI_DIR/bin/"
+log "$(pulumi version) at $PVA_PULUMI_DIR/bin"
+
+# 4. The package itself.
+npx tsc -p tsconfig.build.json

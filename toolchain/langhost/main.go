@@ -1,0 +1,194 @@
+// Command pulumi-language-nodejs is this project's Node.js language host for the Pulumi engine.
+//
+// Pulumi's own host lives in a Go module (sdk/nodejs/cmd/pulumi-language-nodejs/v3) that the Go module
+// proxy reachable from our machines does not serve, so we build this small host from the Pulumi SDK
+// module at the same version as the CLI. It implements the part of the LanguageRuntime gRPC service
+// that the engine needs to run a Node.js program: it starts `@pulumi/pulumi/cmd/run` (the SDK's own
+// program runner, from the program's node_modules) with the monitor and engine addresses, the stack
+// configuration and the TypeScript settings, exactly as the SDK expects them. Everything that
+// happens inside the program (resource registration, closure serialization of dynamic providers) is
+// the SDK's own code; everything around it (planning, diffs, state, secrets) is the real engine.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/emptypb"
+)
+
+// exitCodeAlreadyReported is the runner's exit code after it has reported an error to the engine.
+const exitCodeAlreadyReported = 32
+
+type host struct {
+	pulumirpc.UnimplementedLanguageRuntimeServer
+	engineAddress string
+}
+
+func main() {
+	h := &host{}
+	// The engine passes flags (-root=..., -tracing=...) and then the engine's address.
+	for _, arg := range os.Args[1:] {
+		if !strings.HasPrefix(arg, "-") {
+			h.engineAddress = arg
+		}
+	}
+	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
+		Init: func(srv *grpc.Server) error {
+			pulumirpc.RegisterLanguageRuntimeServer(srv, h)
+			return nil
+		},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: could not start the RPC server: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d\n", handle.Port)
+	if err := <-handle.Done; err != nil {
+		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: RPC server stopped: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func (h *host) Handshake(_ context.Context, req *pulumirpc.LanguageHandshakeRequest) (*pulumirpc.LanguageHandshakeResponse, error) {
+	if req.GetEngineAddress() != "" {
+		h.engineAddress = req.GetEngineAddress()
+	}
+	return &pulumirpc.LanguageHandshakeResponse{}, nil
+}
+
+func (h *host) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
+	return &pulumirpc.PluginInfo{Version: version.Version}, nil
+}
+
+// Plugins are not acquired automatically in our setups; the dynamic-provider plugin is on PATH.
+func (h *host) GetRequiredPlugins(context.Context, *pulumirpc.GetRequiredPluginsRequest) (*pulumirpc.GetRequiredPluginsResponse, error) {
+	return &pulumirpc.GetRequiredPluginsResponse{}, nil
+}
+
+func (h *host) GetRequiredPackages(context.Context, *pulumirpc.GetRequiredPackagesRequest) (*pulumirpc.GetRequiredPackagesResponse, error) {
+	return &pulumirpc.GetRequiredPackagesResponse{}, nil
+}
+
+func (h *host) GetProgramDependencies(context.Context, *pulumirpc.GetProgramDependenciesRequest) (*pulumirpc.GetProgramDependenciesResponse, error) {
+	return &pulumirpc.GetProgramDependenciesResponse{}, nil
+}
+
+func (h *host) About(context.Context, *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
+	out, err := exec.Command("node", "--version").Output()
+	if err != nil {
+		return nil, fmt.Errorf("node --version: %w", err)
+	}
+	return &pulumirpc.AboutResponse{Executable: "node", Version: strings.TrimSpace(string(out))}, nil
+}
+
+// findRunner looks for @pulumi/pulumi/cmd/run from dir upwards, as Node's module resolution would.
+func findRunner(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		candidate := filepath.Join(d, "node_modules", "@pulumi", "pulumi", "cmd", "run")
+		if _, err := os.Stat(filepath.Join(candidate, "index.js")); err == nil {
+			return candidate, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("@pulumi/pulumi is not installed in %s or any folder above it: run npm install", dir)
+		}
+	}
+}
+
+func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
+	info := req.GetInfo()
+	programDir := req.GetPwd()
+	entry := req.GetProgram()
+	if info != nil && info.GetProgramDirectory() != "" {
+		programDir = info.GetProgramDirectory()
+		entry = info.GetEntryPoint()
+	}
+	pwd := req.GetPwd()
+	if entry == "" || entry == "." {
+		// "." lets the runner pick the entry point from package.json, relative to the program directory.
+		entry, pwd = ".", programDir
+	} else if !filepath.IsAbs(entry) {
+		entry = filepath.Join(programDir, entry)
+	}
+
+	runner, err := findRunner(programDir)
+	if err != nil {
+		return &pulumirpc.RunResponse{Error: err.Error()}, nil
+	}
+
+	args := []string{runner}
+	add := func(flag, value string) {
+		if value != "" {
+			args = append(args, "--"+flag, value)
+		}
+	}
+	add("monitor", req.GetMonitorAddress())
+	add("engine", h.engineAddress)
+	add("organization", req.GetOrganization())
+	add("project", req.GetProject())
+	add("stack", req.GetStack())
+	add("pwd", pwd)
+	if info != nil {
+		add("root-directory", info.GetRootDirectory())
+	}
+	if req.GetDryRun() {
+		args = append(args, "--dry-run")
+	}
+	add("parallel", fmt.Sprint(req.GetParallel()))
+	args = append(args, entry)
+	args = append(args, req.GetArgs()...)
+
+	config, err := json.Marshal(req.GetConfig())
+	if err != nil {
+		return nil, fmt.Errorf("serializing configuration: %w", err)
+	}
+	secretKeys, err := json.Marshal(req.GetConfigSecretKeys())
+	if err != nil {
+		return nil, fmt.Errorf("serializing secret configuration keys: %w", err)
+	}
+	env := append(os.Environ(),
+		"PULUMI_CONFIG="+string(config),
+		"PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys),
+	)
+	// Runtime options from Pulumi.yaml (runtime.options), with the SDK's defaults.
+	typescript := true
+	if info != nil && info.GetOptions() != nil {
+		opts := info.GetOptions().AsMap()
+		if v, ok := opts["typescript"].(bool); ok {
+			typescript = v
+		}
+		if v, ok := opts["tsconfig"].(string); ok && v != "" {
+			env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+v)
+		}
+		if v, ok := opts["nodeargs"].(string); ok && v != "" {
+			args = append(strings.Fields(v), args...)
+		}
+	}
+	env = append(env, fmt.Sprintf("PULUMI_NODEJS_TYPESCRIPT=%t", typescript))
+
+	cmd := exec.Command("node", args...)
+	cmd.Stdout = os.Stdout
+	cmd.Stderr = os.Stderr
+	cmd.Env = env
+	if err := cmd.Run(); err != nil {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			if exitErr.ExitCode() == exitCodeAlreadyReported {
+				return &pulumirpc.RunResponse{Bail: true}, nil
+			}
+			return &pulumirpc.RunResponse{Error: fmt.Sprintf("Program exited with non-zero exit code: %d", exitErr.ExitCode())}, nil
+		}
+		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run node: %v", err)}, nil
+	}
+	return &pulumirpc.RunResponse{}, nil
+}
