@@ -1,0 +1,341 @@
+/**
+ * The one module that does HTTP. Every request of the client goes through {@link send}: pacing by
+ * the shared limiter, one undici keep-alive pool per origin, per-attempt timeout, retries with
+ * exponential backoff and full jitter inside a time budget, `Retry-After` on 429, error mapping and
+ * debug logging. Credentials are read from the config passed to each call and never stored here.
+ */
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Pool } from "undici";
+import {
+  type ClientConfig,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  DEFAULT_RETRY_BUDGET_MS,
+  DEFAULT_TIMEOUT_MS,
+  validateConfig,
+} from "./config";
+import { ApiError, apiErrorFor, ConnectionError, type RequestContext } from "./errors";
+import { sharedLimiter } from "./limiter";
+import { logAttempt } from "./log";
+import { redactString } from "./redact";
+
+/** HTTP methods the API uses. */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * How a request may be repeated.
+ * - `idempotent`: safe to send again (GET, PUT, DELETE, If-Match PATCH, publish, activation):
+ *   5xx, 429 and connection failures are retried.
+ * - `unsafe`: repeating could duplicate an effect (creates, PATCH without If-Match): only a 429
+ *   or a failure that certainly never reached the server is retried; anything else is thrown
+ *   and the caller decides (see lost-answer adoption in client.ts).
+ */
+export type RetryMode = "idempotent" | "unsafe";
+
+/** One logical request. */
+export interface HttpRequest {
+  method: HttpMethod;
+  /** API path such as `/v1/agents/abc`; path segments must already be encoded. */
+  path: string;
+  query?: Record<string, string | number | boolean | null | undefined>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  retry: RetryMode;
+}
+
+/** A 2xx answer. */
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON (or the raw text when it was not JSON; undefined when empty). */
+  body: unknown;
+  requestId: string | undefined;
+  retries: number;
+}
+
+/**
+ * State shared by the requests of one operation (e.g. a create and its adoption look-ups): the
+ * retry deadline, and whether an earlier attempt may have committed without us seeing the answer.
+ */
+export interface OperationState {
+  /** `performance.now()` instant after which no retry starts; set at the first failure. */
+  deadline?: number;
+  /** True once an attempt failed after possibly reaching the server. */
+  ambiguous: boolean;
+  /** Retries spent so far. */
+  retries: number;
+}
+
+/** Fresh {@link OperationState}. */
+export function newOperation(): OperationState {
+  return { ambiguous: false, retries: 0 };
+}
+
+const BACKOFF_BASE_MS = 200;
+const BACKOFF_CAP_MS = 8_000;
+
+/** Full-jitter exponential backoff: uniform in [0, min(cap, base * 2^retry)]. */
+export function backoffMs(retry: number, random: () => number = Math.random): number {
+  return random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry);
+}
+
+const pools = new Map<string, Pool>();
+
+/** The process-wide keep-alive pool of an origin (one per base URL origin; holds no credential). */
+function dispatcherFor(origin: string): Pool {
+  let pool = pools.get(origin);
+  if (!pool || pool.closed || pool.destroyed) {
+    pool = new Pool(origin, { connections: 8, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
+
+/** Close every pooled connection (tests and scripts call this to exit promptly). */
+export async function closeDispatchers(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.allSettled(all.map((p) => p.close()));
+}
+
+/** Base URL normalized for registry keys: origin + path prefix without a trailing slash. */
+export function normalizeBaseUrl(url: URL): string {
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** Parse `Retry-After` (delta seconds or an HTTP date) into milliseconds. */
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  nowMs = Date.now(),
+): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || v.trim() === "") return undefined;
+  const secs = Number(v);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - nowMs) : undefined;
+}
+
+const header = (h: Record<string, string | string[] | undefined>, name: string): string | undefined => {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** Codes of failures where the request certainly never reached the server. */
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+/** Codes of transient failures after the request may have been sent. */
+const TRANSIENT = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "ECONNABORTED",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
+  "HPE_INVALID_CONSTANT",
+  "HPE_INVALID_EOF_STATE",
+]);
+
+interface Classified {
+  code: string;
+  message: string;
+  retryable: boolean;
+  mayHaveCommitted: boolean;
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (err === null || typeof err !== "object") return undefined;
+  const e = err as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === "string" && e.code !== "UND_ERR_ABORTED" && e.code !== "ABORT_ERR") return e.code;
+  const inner = errorCode(e.cause) ?? (Array.isArray(e.errors) ? errorCode(e.errors[0]) : undefined);
+  return inner ?? (typeof e.code === "string" ? e.code : undefined);
+}
+
+function classify(err: unknown, timedOut: boolean): Classified {
+  const message = err instanceof Error ? err.message : String(err);
+  if (timedOut)
+    return { code: "ETIMEDOUT", message: "request timed out", retryable: true, mayHaveCommitted: true };
+  const code =
+    errorCode(err) ?? (err instanceof Error && err.name === "HTTPParserError" ? "HPE_ERROR" : "EUNKNOWN");
+  if (NOT_SENT.has(code)) return { code, message, retryable: true, mayHaveCommitted: false };
+  if (TRANSIENT.has(code) || code.startsWith("HPE_"))
+    return { code, message, retryable: true, mayHaveCommitted: true };
+  return { code, message, retryable: false, mayHaveCommitted: true };
+}
+
+function parseBody(text: string, contentType: string | undefined): unknown {
+  if (text === "") return undefined;
+  if (contentType?.includes("json") || /^\s*[[{]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/**
+ * Send one logical request, retrying as its {@link RetryMode} allows.
+ *
+ * @returns the 2xx answer.
+ * @throws {ApiError} (a subclass by status) for a non-2xx answer that is final;
+ *   {@link ConnectionError} when no answer came and retrying is not allowed or the budget ran out.
+ */
+export async function send(
+  config: ClientConfig,
+  req: HttpRequest,
+  op: OperationState = newOperation(),
+): Promise<HttpResponse> {
+  const base = validateConfig(config);
+  const baseKey = normalizeBaseUrl(base);
+  const secrets = [config.apiKey];
+  const limiter = sharedLimiter(
+    baseKey,
+    config.apiKey,
+    config.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+  );
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const budgetMs = config.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
+  const pool = dispatcherFor(base.origin);
+
+  const fullPath = `${base.pathname.replace(/\/+$/, "")}${req.path}`;
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(req.query ?? {})) {
+    if (v !== undefined && v !== null) search.set(k, String(v));
+  }
+  const pathWithQuery = search.size > 0 ? `${fullPath}?${search.toString()}` : fullPath;
+  const ctx: RequestContext = { method: req.method, path: req.path, secrets };
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    "user-agent": config.userAgent ?? "pulumi-voice-agent",
+    ...req.headers,
+    authorization: `Bearer ${config.apiKey}`,
+  };
+  const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+  if (payload !== undefined) headers["content-type"] = "application/json";
+
+  /** Wait before the next retry, or return false when the budget does not allow it. */
+  const mayRetry = async (waitMs: number): Promise<boolean> => {
+    const now = performance.now();
+    op.deadline ??= now + budgetMs;
+    if (now + waitMs > op.deadline) return false;
+    if (waitMs > 0) await sleep(waitMs);
+    op.retries++;
+    return true;
+  };
+
+  let retryOfThisRequest = 0;
+  for (;;) {
+    const permit = await limiter.acquire(retryOfThisRequest > 0);
+    const started = performance.now();
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, timeoutMs);
+    let status: number;
+    let resHeaders: Record<string, string | string[] | undefined>;
+    let text: string;
+    try {
+      const res = await pool.request({
+        method: req.method,
+        path: pathWithQuery,
+        headers,
+        body: payload,
+        signal: abort.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      status = res.statusCode;
+      resHeaders = res.headers;
+      text = await res.body.text();
+    } catch (err) {
+      clearTimeout(timer);
+      permit.release();
+      const c = classify(err, timedOut);
+      logAttempt(
+        {
+          method: req.method,
+          path: req.path,
+          status: c.code,
+          durationMs: performance.now() - started,
+          requestId: undefined,
+          retry: op.retries,
+        },
+        secrets,
+      );
+      if (c.mayHaveCommitted) op.ambiguous = true;
+      const canRetry = c.retryable && (req.retry === "idempotent" || !c.mayHaveCommitted);
+      if (canRetry && (await mayRetry(backoffMs(retryOfThisRequest)))) {
+        retryOfThisRequest++;
+        continue;
+      }
+      throw new ConnectionError(
+        {
+          code: c.code,
+          message: redactString(c.message, secrets),
+          timedOut,
+          mayHaveCommitted: c.mayHaveCommitted,
+          retries: op.retries,
+        },
+        ctx,
+      );
+    }
+    clearTimeout(timer);
+    permit.release();
+    const requestId = header(resHeaders, "x-request-id");
+    logAttempt(
+      {
+        method: req.method,
+        path: req.path,
+        status,
+        durationMs: performance.now() - started,
+        requestId,
+        retry: op.retries,
+      },
+      secrets,
+    );
+    const body = parseBody(text, header(resHeaders, "content-type"));
+    if (status >= 200 && status < 300) {
+      return { status, headers: resHeaders, body, requestId, retries: op.retries };
+    }
+    const retryAfterMs = parseRetryAfter(resHeaders["retry-after"]);
+    if (status === 429) {
+      // Refused before processing: safe to repeat whatever the method. Hold every client of this
+      // key until the server's window has room again.
+      const waitMs = retryAfterMs ?? backoffMs(retryOfThisRequest) + 1000;
+      limiter.pauseUntil(performance.now() + waitMs);
+      if (await mayRetry(waitMs)) {
+        retryOfThisRequest++;
+        continue;
+      }
+    } else if (status >= 500) {
+      op.ambiguous = true;
+      if (req.retry === "idempotent") {
+        const waitMs = Math.max(retryAfterMs ?? 0, backoffMs(retryOfThisRequest));
+        if (await mayRetry(waitMs)) {
+          retryOfThisRequest++;
+          continue;
+        }
+      }
+    }
+    throw apiErrorFor({ status, body, requestId, retryAfterMs, retries: op.retries }, ctx);
+  }
+}
+
+/** True when the failed request may nevertheless have been carried out by the server. */
+export function mayHaveCommitted(err: unknown): boolean {
+  if (err instanceof ConnectionError) return err.mayHaveCommitted;
+  if (err instanceof ApiError) return err.status >= 500;
+  return false;
+}
