@@ -89,9 +89,10 @@ export class ApiError extends VoiceAgentError {
   readonly body: unknown;
 
   constructor(init: ApiErrorInit, ctx: RequestContext) {
-    const parsed = parseErrorBody(init.status, init.body);
+    // Redact before anything is read: the server may echo a credential in any string.
+    const parsed = parseErrorBody(init.status, redactDeep(init.body, ctx.secrets));
     const field = parsed.param ?? parsed.errors[0]?.field;
-    const sentence = redactString(parsed.message, ctx.secrets);
+    const sentence = parsed.message;
     const where = `${ctx.method} ${redactString(ctx.path, ctx.secrets)}`;
     const msg =
       `${parsed.code}: ${field ? `${field}: ` : ""}${sentence} ` +
@@ -102,15 +103,15 @@ export class ApiError extends VoiceAgentError {
     this.classCode = parsed.classCode;
     this.detailMessage = sentence;
     this.param = parsed.param;
-    this.errors = parsed.errors.map((e) => ({ ...e, message: redactString(e.message, ctx.secrets) }));
+    this.errors = parsed.errors;
     this.currentRevision = parsed.currentRevision;
     this.candidates = parsed.candidates;
     this.method = ctx.method;
     this.path = redactString(ctx.path, ctx.secrets);
-    this.requestId = init.requestId;
     this.retryAfterMs = init.retryAfterMs;
     this.retries = init.retries ?? 0;
     this.body = redactDeep(init.body, ctx.secrets);
+    this.requestId = init.requestId === undefined ? undefined : redactString(init.requestId, ctx.secrets);
     if (this.stack) this.stack = redactString(this.stack, ctx.secrets);
   }
 }

@@ -1,0 +1,61 @@
+/**
+ * API client of the voice-agent service: typed methods, one undici transport, shared pacing,
+ * retries inside a budget, lost-answer recovery and redacted errors. See docs/client.md.
+ */
+export {
+  type ActivationRowT,
+  type AgentCreateInput,
+  type AgentDetailT,
+  type AgentPatchInput,
+  type AgentSummaryT,
+  createClient,
+  DRAFT_AMBIGUOUS,
+  REVISION_CONFLICT,
+  type VersionRowT,
+  type VersionSelector,
+  VoiceAgentClient,
+  type WidgetKeyT,
+  type WidgetPatchInput,
+  type WidgetT,
+} from "./client";
+export {
+  type ClientConfig,
+  CONFIG_KEYS,
+  type ConfigSource,
+  configFromPulumi,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  DEFAULT_RETRY_BUDGET_MS,
+  DEFAULT_TIMEOUT_MS,
+  ENV_KEYS,
+  isLoopbackHost,
+  validateConfig,
+} from "./config";
+export {
+  ApiError,
+  AuthError,
+  BadRequestError,
+  ClientConfigError,
+  ConflictError,
+  ConnectionError,
+  type FieldError,
+  NotFoundError,
+  parseErrorBody,
+  RateLimitError,
+  ResponseShapeError,
+  ServiceError,
+  ValidationError,
+  VoiceAgentError,
+} from "./errors";
+export { MovingWindowLimiter, sharedLimiter } from "./limiter";
+export { DEBUG_ENV } from "./log";
+export { type Page, PageIterator } from "./pagination";
+export { CREATE_MARKER_PREFIX } from "./recovery";
+export { closeDispatchers, mayHaveCommitted } from "./transport";
+export type {
+  AnalysisGroup,
+  AnalysisGroupBody,
+  AnalysisItem,
+  KnowledgeBase,
+  KnowledgeBaseBody,
+  KnowledgeBaseDocument,
+} from "./undocumented";
