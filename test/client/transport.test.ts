@@ -1,0 +1,184 @@
+/**
+ * The transport against a scripted local HTTP server: connection reuse, retry rules by method,
+ * per-attempt timeouts, the budget, Retry-After, and the debug log.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ConnectionError, ServiceError } from "../../src/client";
+import { closeDispatchers, send } from "../../src/client/transport";
+
+const KEY = "va_test_transport_secret_42";
+type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
+
+let server: Server;
+let baseUrl: string;
+let handler: Handler = (_q, res) => res.end("{}");
+let hits = 0;
+let current = 0;
+let connections = 0;
+const seen: { method: string; url: string; headers: IncomingMessage["headers"] }[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers });
+    req.resume();
+    req.on("end", () => {
+      current = hits++;
+      handler(req, res, current);
+    });
+  });
+  server.on("connection", () => connections++);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await closeDispatchers();
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+afterEach(() => {
+  hits = 0;
+  seen.length = 0;
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+});
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json", "x-request-id": `req_${current}`, ...headers });
+  res.end(JSON.stringify(body));
+};
+
+// A separate limiter per test (the limiter registry is keyed by base URL + key).
+let n = 0;
+const cfg = (extra: Record<string, unknown> = {}) => ({
+  baseUrl: `${baseUrl}/t${n++}`,
+  apiKey: KEY,
+  rateLimitPerMinute: 10_000,
+  ...extra,
+});
+
+describe("transport", () => {
+  it("reuses one keep-alive connection and sends the key only as a Bearer header", async () => {
+    handler = (_q, res) => json(res, 200, { ok: true });
+    const before = connections;
+    const c = cfg({ userAgent: "bench/1" });
+    for (let i = 0; i < 10; i++) {
+      const r = await send(c, {
+        method: "GET",
+        path: "/v1/models",
+        query: { provider: "x y", none: undefined },
+        retry: "idempotent",
+      });
+      expect(r.body).toEqual({ ok: true });
+    }
+    // undici may open a second socket when a request follows the previous answer within the same
+    // tick; what matters is that sockets are reused rather than opened per request.
+    expect(connections - before).toBeLessThanOrEqual(2);
+    expect(seen[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(seen[0]?.headers["user-agent"]).toBe("bench/1");
+    expect(seen[0]?.url).toMatch(/^\/t\d+\/v1\/models\?provider=x\+y$/);
+  });
+
+  it("retries 5xx for idempotent requests and logs one line per attempt without secrets", async () => {
+    vi.stubEnv("VOICE_AGENT_DEBUG", "1");
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    handler = (_q, res, i) =>
+      i < 2 ? json(res, 503, { detail: { code: "x", message: "m" } }) : json(res, 200, [1]);
+    const r = await send(cfg(), { method: "GET", path: "/v1/numbers", retry: "idempotent" });
+    expect(r.body).toEqual([1]);
+    expect(r.retries).toBe(2);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(
+      /^voice-agent method=GET path=\/v1\/numbers status=503 duration_ms=\d+ request_id=req_0 retry=0\n$/,
+    );
+    expect(lines[2]).toMatch(/status=200 .*request_id=req_2 retry=2/);
+    expect(lines.join("")).not.toContain(KEY);
+  });
+
+  it("does not repeat an unsafe request after a 5xx, and says it may have committed", async () => {
+    handler = (_q, res) => json(res, 500, { detail: "boom", code: "SERVICE_UNAVAILABLE" });
+    const err = await send(cfg(), {
+      method: "POST",
+      path: "/v1/knowledge-bases",
+      body: {},
+      retry: "unsafe",
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("repeats an unsafe request after a 429, waiting Retry-After (HTTP date form too)", async () => {
+    handler = (_q, res, i) =>
+      i === 0
+        ? json(
+            res,
+            429,
+            { code: "rate_limited" },
+            { "retry-after": new Date(Date.now() + 1500).toUTCString() },
+          )
+        : json(res, 201, { id: "k" });
+    const t0 = performance.now();
+    const r = await send(cfg(), { method: "POST", path: "/v1/knowledge-bases", body: {}, retry: "unsafe" });
+    expect(r.status).toBe(201);
+    // HTTP dates have 1 s resolution: the wait is between ~0.5 and 1.5 s.
+    expect(performance.now() - t0).toBeGreaterThan(400);
+  });
+
+  it("times out an attempt, retries it, and gives up at the budget with a ConnectionError", async () => {
+    handler = (_q, res) => setTimeout(() => json(res, 200, {}), 400);
+    const t0 = performance.now();
+    const err = await send(cfg({ timeoutMs: 100, retryBudgetMs: 700 }), {
+      method: "GET",
+      path: "/v1/languages",
+      retry: "idempotent",
+    }).catch((e) => e);
+    const took = performance.now() - t0;
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.timedOut).toBe(true);
+    expect(err.mayHaveCommitted).toBe(true);
+    expect(err.retries).toBeGreaterThanOrEqual(1);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(took).toBeLessThan(2500);
+    expect(JSON.stringify(err)).not.toContain(KEY);
+  });
+
+  it("retries a connection refused even for unsafe requests (never sent)", async () => {
+    const dead = createServer();
+    await new Promise<void>((r) => dead.listen(0, "127.0.0.1", r));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise((r) => dead.close(r));
+    const err = await send(
+      { baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, retryBudgetMs: 300 },
+      { method: "POST", path: "/v1/agents", body: {}, retry: "unsafe" },
+    ).catch((e) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.code).toBe("ECONNREFUSED");
+    expect(err.mayHaveCommitted).toBe(false);
+    expect(err.retries).toBeGreaterThanOrEqual(1);
+  });
+
+  it("sees a reset mid-request as a transient, possibly committed failure", async () => {
+    handler = (req, res, i) => (i === 0 ? req.socket.destroy() : json(res, 200, { ok: 1 }));
+    const r = await send(cfg(), {
+      method: "PUT",
+      path: "/v1/knowledge-bases/x",
+      body: {},
+      retry: "idempotent",
+    });
+    expect(r.body).toEqual({ ok: 1 });
+    expect(r.retries).toBe(1);
+    handler = (req) => req.socket.destroy();
+    const err = await send(cfg(), { method: "POST", path: "/v1/agents", body: {}, retry: "unsafe" }).catch(
+      (e) => e,
+    );
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.mayHaveCommitted).toBe(true);
+  });
+});
