@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# npm run demo: start the emulator, run a real `pulumi up` of the demo project (Pulumi.yaml at the
+# repo root, program in demo/) on a local file backend, then show what went live.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+bash "$PVA_ROOT/scripts/setup.sh"
+source "$PVA_ROOT/scripts/env.sh"
+cd "$PVA_ROOT"
+
+state="$PVA_ROOT/.pulumi-state"
+rm -rf "$state" && mkdir -p "$state/backend"
+export PULUMI_HOME="$state/home" PULUMI_BACKEND_URL="file://$state/backend" PULUMI_CONFIG_PASSPHRASE="demo"
+export NODE_OPTIONS="--disable-warning=ExperimentalWarning"
+unset VOICE_AGENT_API_KEY VOICE_AGENT_BASE_URL
+
+# The emulator, in memory, on a free port; its first line says where it listens.
+node dist/emulator/cli.js --port 0 >"$state/emulator.log" 2>&1 &
+emulator_pid=$!
+trap 'kill "$emulator_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  url="$(sed -n '1s/^voice-agent emulator listening on //p' "$state/emulator.log")"
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "${url:-}" ] || { cat "$state/emulator.log" >&2; echo "the emulator did not start" >&2; exit 1; }
+echo "==> emulator listening on $url"
+
+pulumi stack init demo --non-interactive >/dev/null
+pulumi config set voice-agent:baseUrl "$url"
+pulumi config set --secret voice-agent:apiKey va_test_local
+
+echo "==> pulumi up"
+pulumi up --yes --non-interactive
+echo "==> pulumi preview --expect-no-changes"
+pulumi preview --expect-no-changes --non-interactive >/dev/null && echo "no changes: the service matches the program"
+
+echo "==> what went live"
+VOICE_AGENT_BASE_URL="$url" VOICE_AGENT_API_KEY=va_test_local node demo/show.js "$(pulumi stack output agentId)"

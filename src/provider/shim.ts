@@ -1,0 +1,30 @@
+/**
+ * The provider object Pulumi serializes into each dynamic resource's state (`__provider`).
+ *
+ * It is deliberately tiny: each method loads this package's handlers with `require` at call time
+ * and delegates. The serialized text therefore holds no library code (undici, zod and the client
+ * are loaded by the provider process from node_modules) and no credentials (they are read at call
+ * time, see `context.ts`). The handlers are located by a path relative to the project folder, where
+ * the engine starts the dynamic provider, so the text is the same on every machine that checks out
+ * the project in the same layout.
+ */
+import * as path from "node:path";
+import type * as pulumi from "@pulumi/pulumi";
+
+/** The kinds of resource this package implements. */
+export type ResourceKind = "agent" | "agentVersion" | "widget" | "knowledgeBase" | "analysisGroup";
+
+/** A serializable dynamic provider for `kind`. */
+export function dynamicProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+  const handlersPath = path.relative(process.cwd(), require.resolve("./handlers"));
+  const load = () => require(require("node:path").resolve(handlersPath));
+  return {
+    configure: (req) => load().configure(req),
+    check: (olds, news) => load().handler(kind).check(olds, news),
+    diff: (id, olds, news) => load().handler(kind).diff(id, olds, news),
+    create: (inputs) => load().handler(kind).create(inputs),
+    read: (id, props) => load().handler(kind).read(id, props),
+    update: (id, olds, news) => load().handler(kind).update(id, olds, news),
+    delete: (id, props) => load().handler(kind).delete(id, props),
+  };
+}

@@ -1,0 +1,275 @@
+/**
+ * AgentVersion: publishing the agent's working draft as a frozen version, and putting it live.
+ *
+ * - A configuration change of the {@link Agent} changes its `contentHash`, which replaces this
+ *   resource: the replacement publishes the draft the Agent wrote (guarded by `If-Match` with the
+ *   revision the Agent wrote) and activates it, before the old resource is removed (removing an
+ *   AgentVersion never deletes history).
+ * - Publishing is content-addressed: when a published version already holds exactly the draft's
+ *   configuration it is reused instead of publishing a duplicate, so a Git revert puts the earlier
+ *   version number back live (the service records a rollback).
+ * - `version` pins an existing published version instead (a rollback without publishing).
+ * - `label` and `notes` change in place on the published version; `live` moves the live pointer.
+ * - `read` (refresh) notices when the live pointer moved outside Pulumi and shows it as drift.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { ApiError, VoiceAgentClient } from "../client";
+import type { ResourceHandler } from "../provider/handlers";
+import { canonicalJson, containsUnknown } from "../provider/normalize";
+import { withProvider } from "../provider/providerResource";
+import { dynamicProvider } from "../provider/shim";
+import type { Agent } from "./agent";
+
+type In<T> = pulumi.Input<T>;
+
+/** Inputs of an {@link AgentVersion}. */
+export interface AgentVersionArgs {
+  /** The agent whose working draft to publish. Its configuration hash decides when a new version is needed. */
+  agent: Agent;
+  /** Short name of the version, e.g. a release tag; editable after publishing. Default: none. */
+  label?: In<string>;
+  /** Free text about the version, e.g. the commit message; editable after publishing. Default: none. */
+  notes?: In<string>;
+  /** Put this version live (make it answer calls). Default `true`. `false` publishes without moving the live pointer. */
+  live?: In<boolean>;
+  /**
+   * Pin an existing published version by number instead of publishing the draft: a rollback that
+   * publishes nothing. Default: unset (publish the draft).
+   */
+  version?: In<number>;
+}
+
+/** A published version of an agent, and whether it is live. */
+export class AgentVersion extends pulumi.dynamic.Resource {
+  /** The agent's id. */
+  declare readonly agentId: pulumi.Output<string>;
+  /** The published version number. */
+  declare readonly version: pulumi.Output<number>;
+  /** The version's uuid (accepted by the place-a-call operation as `agent_version_id`). */
+  declare readonly versionId: pulumi.Output<string>;
+  /** Whether this version answers calls (as last read). */
+  declare readonly isLive: pulumi.Output<boolean>;
+  /** `published` (a new version), `reused` (a published version already held this configuration) or `pinned`. */
+  declare readonly origin: pulumi.Output<"published" | "reused" | "pinned">;
+  /** The deploy-history action of the last activation: `activate`, `rollback`, or `none`. */
+  declare readonly activation: pulumi.Output<string>;
+  /** Why the version cannot go live (retired model, withdrawn voice, deleted knowledge base). */
+  declare readonly blockedReasons: pulumi.Output<string[]>;
+  declare readonly label: pulumi.Output<string | undefined>;
+  declare readonly notes: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: AgentVersionArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      dynamicProvider("agentVersion"),
+      name,
+      {
+        agentId: args.agent.agentId,
+        contentHash: args.version === undefined ? args.agent.contentHash : undefined,
+        draftVersion: args.agent.draftVersion,
+        documentRevision: args.agent.documentRevision,
+        label: args.label,
+        notes: args.notes,
+        live: args.live ?? true,
+        pinnedVersion: args.version,
+        version: undefined,
+        versionId: undefined,
+        isLive: undefined,
+        origin: undefined,
+        activation: undefined,
+        blockedReasons: undefined,
+      },
+      withProvider({ ...opts, dependsOn: opts?.dependsOn ?? args.agent }),
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provider side.
+
+/** Fields of an agent detail that describe the version rather than the configuration. */
+const VERSION_METADATA = new Set([
+  "id",
+  "version",
+  "version_id",
+  "is_published",
+  "is_live",
+  "live_version",
+  "latest_version",
+  "document_revision",
+  "label",
+  "notes",
+  "blocked_reasons",
+  "created_at",
+  "updated_at",
+  "dashboard_url",
+]);
+
+/** The configuration a version holds, as canonical text: equal text means equal configuration. */
+export function configurationText(detail: Record<string, unknown>): string {
+  const config = Object.fromEntries(Object.entries(detail).filter(([k]) => !VERSION_METADATA.has(k)));
+  return canonicalJson(config);
+}
+
+async function client(): Promise<VoiceAgentClient> {
+  return require("../provider/context").client();
+}
+
+/** Publishes the draft, or finds the published version that already holds its configuration. */
+async function publishOrReuse(c: VoiceAgentClient, inputs: any): Promise<{ version: number; origin: "published" | "reused" }> {
+  const draft = await c.getAgent(inputs.agentId, { version: inputs.draftVersion });
+  if (draft.is_published) return { version: draft.version, origin: "reused" };
+  const wanted = configurationText(draft);
+  for await (const row of c.listVersions(inputs.agentId)) {
+    if (!row.is_published || row.version === draft.version) continue;
+    const candidate = await c.getAgent(inputs.agentId, { version: row.version });
+    if (configurationText(candidate) === wanted) return { version: row.version, origin: "reused" };
+  }
+  try {
+    const published = await c.publishVersion(
+      inputs.agentId,
+      draft.version,
+      { label: inputs.label ?? null, notes: inputs.notes ?? null },
+      { ifMatch: inputs.documentRevision },
+    );
+    return { version: published.version, origin: "published" };
+  } catch (err) {
+    const e = err as ApiError;
+    if (e?.code === "revision_conflict") {
+      throw new Error(
+        `Version ${draft.version} of agent ${inputs.agentId} was edited outside Pulumi after this stack wrote it ` +
+          `(revision ${e.currentRevision ?? "?"}, expected ${inputs.documentRevision}); nothing was published. ` +
+          `Run \`pulumi refresh\`, review the drift in the next preview, then \`pulumi up\`. (request ${e.requestId ?? "unknown"})`,
+      );
+    }
+    throw err;
+  }
+}
+
+/** Puts `version` live; a blocked version fails with its reasons. */
+async function goLive(c: VoiceAgentClient, agentId: string, version: number): Promise<string> {
+  try {
+    const row = await c.activate(agentId, version);
+    return row.action;
+  } catch (err) {
+    const e = err as ApiError;
+    if (e?.code === "version_blocked" || e?.code === "agent_not_published") {
+      throw new Error(`Version ${version} of agent ${agentId} cannot go live: ${e.message}`);
+    }
+    throw err;
+  }
+}
+
+/** Label and notes, when the program sets them and the version holds something else. */
+async function syncMetadata(c: VoiceAgentClient, inputs: any, detail: any): Promise<any> {
+  const patch: Record<string, string | null> = {};
+  if (inputs.label !== undefined && inputs.label !== detail.label) patch.label = inputs.label;
+  if (inputs.notes !== undefined && inputs.notes !== detail.notes) patch.notes = inputs.notes;
+  if (Object.keys(patch).length === 0) return detail;
+  return c.patchAgent(inputs.agentId, patch, { version: detail.version });
+}
+
+function outputs(inputs: any, detail: any, origin: string, activation: string) {
+  return {
+    ...inputs,
+    version: detail.version,
+    versionId: detail.version_id,
+    isLive: detail.is_live,
+    label: detail.label ?? undefined,
+    notes: detail.notes ?? undefined,
+    origin,
+    activation,
+    blockedReasons: detail.blocked_reasons ?? [],
+  };
+}
+
+export const agentVersionHandler: ResourceHandler = {
+  async check(_olds, news) {
+    const failures: pulumi.dynamic.CheckFailure[] = [];
+    if (news.pinnedVersion !== undefined && !containsUnknown(news.pinnedVersion)) {
+      if (!Number.isInteger(news.pinnedVersion) || news.pinnedVersion < 0) {
+        failures.push({ property: "version", reason: "version must be a published version number (an integer >= 0)" });
+      } else if (!containsUnknown(news.agentId) && news.agentId) {
+        // A pinned version must exist, be published, and be able to go live.
+        const c = await client().catch(() => undefined);
+        const detail = await c?.getAgent(news.agentId, { version: news.pinnedVersion }).catch((e: ApiError) => e);
+        if (detail && (detail as ApiError).code === "version_not_found") {
+          failures.push({ property: "version", reason: `version ${news.pinnedVersion} does not exist` });
+        } else if (detail && !(detail instanceof Error)) {
+          if (!detail.is_published) {
+            failures.push({ property: "version", reason: `version ${news.pinnedVersion} is a draft: only a published version can be pinned` });
+          } else if (news.live && detail.blocked_reasons.length > 0) {
+            failures.push({
+              property: "version",
+              reason: `version ${news.pinnedVersion} cannot go live: ${detail.blocked_reasons.join("; ")}`,
+            });
+          }
+        }
+      }
+    }
+    return { inputs: news, failures };
+  },
+
+  async diff(_id, olds, news) {
+    const replaces: string[] = [];
+    if (olds.agentId !== news.agentId) replaces.push("agentId");
+    if ((olds.pinnedVersion ?? null) !== (news.pinnedVersion ?? null)) replaces.push("version");
+    if (news.pinnedVersion === undefined && olds.contentHash !== news.contentHash) replaces.push("contentHash");
+    const changes =
+      replaces.length > 0 ||
+      (news.label !== undefined && news.label !== olds.label) ||
+      (news.notes !== undefined && news.notes !== olds.notes) ||
+      (news.live === true && olds.isLive !== true);
+    return { changes, replaces };
+  },
+
+  async create(inputs) {
+    const c = await client();
+    let version: number;
+    let origin: "published" | "reused" | "pinned";
+    if (inputs.pinnedVersion !== undefined) {
+      version = inputs.pinnedVersion;
+      origin = "pinned";
+    } else {
+      ({ version, origin } = await publishOrReuse(c, inputs));
+    }
+    let detail = await c.getAgent(inputs.agentId, { version });
+    detail = await syncMetadata(c, inputs, detail);
+    let activation = "none";
+    if (inputs.live) {
+      activation = await goLive(c, inputs.agentId, version);
+      detail = { ...detail, is_live: true };
+    }
+    return { id: `${inputs.agentId}/${version}`, outs: outputs(inputs, detail, origin, activation) };
+  },
+
+  async read(id, props) {
+    const c = await client();
+    const detail = await c.getAgent(props.agentId, { version: props.version });
+    const outs = outputs(props, detail, props.origin, props.activation);
+    const inputs: Record<string, unknown> = {};
+    for (const key of ["agentId", "contentHash", "draftVersion", "documentRevision", "pinnedVersion"]) {
+      if (props[key] !== undefined) inputs[key] = props[key];
+    }
+    if (props.label !== undefined) inputs.label = outs.label;
+    if (props.notes !== undefined) inputs.notes = outs.notes;
+    // A version put live by Pulumi that no longer is (a rollback in the dashboard) reads as not live.
+    inputs.live = props.live === true ? detail.is_live : props.live;
+    return { id, props: outs, inputs };
+  },
+
+  async update(_id, olds, news) {
+    const c = await client();
+    let detail = await c.getAgent(news.agentId, { version: olds.version });
+    detail = await syncMetadata(c, news, detail);
+    let activation = olds.activation;
+    if (news.live && !detail.is_live) {
+      activation = await goLive(c, news.agentId, olds.version);
+      detail = { ...detail, is_live: true };
+    }
+    return { outs: outputs({ ...news }, detail, olds.origin, activation) };
+  },
+
+  async delete() {
+    // Removing an AgentVersion never deletes history: the version stays published in the service.
+  },
+};

@@ -1,0 +1,194 @@
+/**
+ * End to end through the real Pulumi CLI against the emulator: an agent and its version, from
+ * create and go-live through prompt changes, revert, drift, conflicts, label edits, adoption and
+ * destroy. After every `up`: `preview --expect-no-changes` and `refresh --expect-no-changes`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { PulumiProject } from "../support/pulumi";
+
+type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+let emu: Emulator;
+
+async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const res = await fetch(`${emu.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${DEFAULT_API_KEY}`, "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+interface ProgramOptions {
+  prompt: string;
+  label?: string;
+  pinned?: number;
+  adoptId?: string;
+  full?: boolean;
+}
+
+/** The program under test: one agent and its live version. */
+function program(o: ProgramOptions): string {
+  const full = `
+    greeting: { message: "Namaste! How can I help?" },
+    language: { default: "en-IN", additional: ["hi-IN"] },
+    model: { model: "gpt-4o-mini", temperature: 0, maxTokens: 256 },
+    conversation: { responseEagerness: 0.75, interruptionSensitivity: 0.4, silenceReminder: { enabled: true, seconds: 20 } },
+    call: { maxDurationMinutes: 15, recordingEnabled: false },
+    inbound: { fallbackMessage: { mode: "custom", text: "Please call back later." } },
+    builtinTools: {
+      endCall: { enabled: true, message: { mode: "custom", text: "Goodbye!" } },
+      holdCall: { enabled: true, maxSeconds: 60, followUpSeconds: 20 },
+      transferCall: { enabled: true, numbers: [{ number: "+91 98000 00001", timezone: "Asia/Kolkata", startHour: 9, endHour: 18 }] },
+    },
+    variables: [{ key: "order_id", defaultValue: "none" }, { key: "Plan-Tier" }],
+    memory: { enabled: true, channels: ["outbound"], maxFacts: 20, fields: [{ key: "zip", type: "string" }, { key: "age", type: "number" }] },`;
+  return `
+import * as va from "pulumi-voice-agent";
+const agent = new va.Agent("support", {
+  name: "Support agent",
+  systemPrompt: ${JSON.stringify(o.prompt)},${o.full ? full : ""}${o.adoptId ? `\n  adoptId: ${JSON.stringify(o.adoptId)},` : ""}
+});
+const version = new va.AgentVersion("support-live", {
+  agent,${o.label ? `\n  label: ${JSON.stringify(o.label)},` : ""}${o.pinned !== undefined ? `\n  version: ${o.pinned},` : ""}
+});
+export const agentId = agent.agentId;
+export const liveVersion = version.version;
+export const origin = version.origin;
+export const activation = version.activation;
+`;
+}
+
+async function newProject(o: ProgramOptions): Promise<PulumiProject> {
+  return PulumiProject.create({
+    program: program(o),
+    config: { "voice-agent:baseUrl": emu.url },
+    secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+  });
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+describe("Agent and AgentVersion through the real engine", () => {
+  test("create, publish, change, revert, drift, conflict, label, destroy", async () => {
+    const p = await newProject({ prompt: "## Agent Purpose\nHelp customers with orders.", full: true });
+    try {
+      // Create and go live: V0 published and live; nothing left to change.
+      await p.upAndSettle();
+      let out = await p.outputs();
+      const id = out.agentId as string;
+      expect(out.liveVersion).toBe(0);
+      expect(out.origin).toBe("published");
+      let agent = await api("GET", `/v1/agents/${id}`);
+      expect(agent.live_version).toBe(0);
+      expect(agent.system_prompt).toContain("Help customers");
+
+      // The state holds no API key, even with --show-secrets, and the serialized provider is small
+      // and carries no library code.
+      for (const state of [await p.exportState(false), await p.exportState(true)]) {
+        expect(state).not.toContain(DEFAULT_API_KEY);
+      }
+      const deployment = JSON.parse(await p.exportState(true));
+      const providers = deployment.deployment.resources
+        .filter((r: any) => r.type === "pulumi-nodejs:dynamic:Resource")
+        .map((r: any) => r.inputs.__provider as string);
+      expect(providers.length).toBe(2);
+      for (const text of providers) {
+        expect(text.length).toBeLessThan(4000);
+        expect(text).not.toMatch(/undici|zod|class Pool|ZodType/);
+        expect(text).toContain("handlers");
+      }
+
+      // A prompt change publishes version 1 and puts it live.
+      p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with returns.", full: true }));
+      await p.upAndSettle();
+      out = await p.outputs();
+      expect(out.liveVersion).toBe(1);
+      expect(out.origin).toBe("published");
+
+      // A revert puts version 0 back live without publishing anything.
+      p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with orders.", full: true }));
+      await p.upAndSettle();
+      out = await p.outputs();
+      expect(out.liveVersion).toBe(0);
+      expect(out.origin).toBe("reused");
+      expect(out.activation).toBe("rollback");
+      const versions = await api("GET", `/v1/agents/${id}/versions?limit=100`);
+      expect(versions.data.filter((v: any) => v.is_published).map((v: any) => v.version).sort()).toEqual([0, 1]);
+
+      // A dashboard edit of a managed field shows as drift on refresh.
+      agent = await api("GET", `/v1/agents/${id}`);
+      await api("PATCH", `/v1/agents/${id}`, { system_prompt: "## Agent Purpose\nEdited in the dashboard." });
+      const drift = await p.pulumi(["refresh", "--preview-only", "--diff", "--expect-no-changes"], { allowFailure: true });
+      expect(drift.code).not.toBe(0);
+      expect(drift.stdout).toMatch(/systemPrompt/);
+      await p.refresh();
+      const pending = await p.preview();
+      expect(pending.stdout).toMatch(/systemPrompt[\s\S]*Edited in the dashboard/);
+
+      // Git is the source of truth: the next up writes the declared prompt back.
+      await p.upAndSettle();
+
+      // An up without refresh after another edit fails with the conflict message and keeps the edit.
+      await api("PATCH", `/v1/agents/${id}`, { system_prompt: "## Agent Purpose\nSecond dashboard edit." });
+      p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with exchanges.", full: true }));
+      const conflicted = await p.up({ allowFailure: true });
+      expect(conflicted.code).not.toBe(0);
+      expect(conflicted.stdout + conflicted.stderr).toMatch(/changed outside Pulumi.*pulumi refresh/s);
+      agent = await api("GET", `/v1/agents/${id}`);
+      expect(agent.system_prompt).toContain("Second dashboard edit");
+
+      // After a refresh the same up goes through.
+      await p.refresh();
+      await p.upAndSettle();
+      agent = await api("GET", `/v1/agents/${id}?version=live`);
+      expect(agent.system_prompt).toContain("exchanges");
+
+      // A label change updates the published version in place.
+      out = await p.outputs();
+      const before = out.liveVersion;
+      p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with exchanges.", full: true, label: "release-7" }));
+      const labelled = await p.upAndSettle();
+      expect(labelled.stdout).toMatch(/1 updated/);
+      out = await p.outputs();
+      expect(out.liveVersion).toBe(before);
+      const live = await api("GET", `/v1/agents/${id}/versions/${before}`);
+      expect(live.label).toBe("release-7");
+
+      // Destroy takes the agent off air and leaves it in the service.
+      await p.destroy();
+      agent = await api("GET", `/v1/agents/${id}`);
+      expect(agent.live_version).toBeNull();
+    } finally {
+      p.cleanup();
+    }
+  }, 900_000);
+
+  test("adopt an existing agent, and pin a published version", async () => {
+    const existing = await api("POST", "/v1/agents", { name: "Made in the dashboard", system_prompt: "Old prompt" });
+    const p = await newProject({ prompt: "## Agent Purpose\nAdopted by Pulumi.", adoptId: existing.id });
+    try {
+      await p.upAndSettle();
+      const out = await p.outputs();
+      expect(out.agentId).toBe(existing.id);
+      const agent = await api("GET", `/v1/agents/${existing.id}?version=live`);
+      expect(agent.name).toBe("Support agent");
+      expect(agent.system_prompt).toContain("Adopted by Pulumi");
+
+      // Pinning version 0 explicitly is a no-publish rollback target.
+      p.setProgram(program({ prompt: "## Agent Purpose\nAdopted by Pulumi.", adoptId: existing.id, pinned: 0 }));
+      await p.upAndSettle();
+      expect((await p.outputs()).origin).toBe("pinned");
+      await p.destroy();
+    } finally {
+      p.cleanup();
+    }
+  }, 600_000);
+});

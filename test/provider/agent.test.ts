@@ -1,0 +1,241 @@
+/**
+ * Provider-level behaviour of Agent and AgentVersion against the emulator: the handlers the
+ * provider process runs, called directly with a client injected.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { VoiceAgentClient } from "../../src/client";
+import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { useClient } from "../../src/provider/context";
+import { UNKNOWN } from "../../src/provider/normalize";
+import { agentHandler } from "../../src/resources/agent";
+import { agentVersionHandler } from "../../src/resources/agentVersion";
+
+type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+let emu: Emulator;
+let client: VoiceAgentClient;
+
+const base = {
+  name: "Provider test agent",
+  systemPrompt: "## Agent Purpose\nHelp with orders.",
+  language: { default: "en-IN", additional: ["hi-IN"] },
+  knowledgeBaseIds: [] as string[],
+  variables: [{ key: "order_id", defaultValue: "none" }],
+};
+
+/** check → create, as the engine does on the first up. */
+async function createAgent(inputs: Record<string, unknown>) {
+  const checked = await agentHandler.check({}, inputs);
+  expect(checked.failures ?? []).toEqual([]);
+  const created = await agentHandler.create(checked.inputs);
+  return { inputs: checked.inputs, id: created.id, outs: created.outs };
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+  client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+  useClient(client);
+});
+beforeEach(async () => {
+  await fetch(`${emu.url}/_emulator/reset`, { method: "POST" });
+});
+afterAll(async () => {
+  useClient(undefined);
+  await emu?.close();
+});
+
+describe("Agent check (preview validation)", () => {
+  test("every failure names the field in input spelling", async () => {
+    const res = await agentHandler.check(
+      {},
+      {
+        name: "",
+        conversation: { responseEagerness: 0.6 },
+        builtinTools: { holdCall: { maxSeconds: 30, followUpSeconds: 40 } },
+      },
+    );
+    const props = (res.failures ?? []).map((f) => f.property);
+    expect(props).toContain("name");
+    expect(props).toContain("conversation.responseEagerness");
+    for (const f of res.failures ?? []) expect(f.reason.startsWith(f.property)).toBe(true);
+  });
+
+  test("rule failures name nested fields", async () => {
+    const res = await agentHandler.check(
+      {},
+      {
+        name: "n",
+        builtinTools: {
+          holdCall: { enabled: true, maxSeconds: 30, followUpSeconds: 40 },
+          transferCall: { numbers: [{ number: "+919800000001", timezone: "Mars/Olympus", startHour: 9, endHour: 18 }] },
+        },
+        memory: { fields: [{ key: "a" }, { key: "a" }] },
+      },
+    );
+    const props = (res.failures ?? []).map((f) => f.property).join("\n");
+    expect(props).toContain("builtinTools.holdCall.followUpSeconds");
+  });
+
+  test("catalogue rules run against the service: a voice not offered is refused at preview", async () => {
+    const res = await agentHandler.check({}, { name: "n", voice: { provider: "nope-tts", voiceId: "x" } });
+    expect((res.failures ?? []).map((f) => f.property).join(" ")).toMatch(/voice/);
+  });
+
+  test("values unknown during preview are tolerated and yield no hash yet", async () => {
+    const res = await agentHandler.check({}, { name: "n", knowledgeBaseIds: UNKNOWN, systemPrompt: UNKNOWN });
+    expect(res.failures ?? []).toEqual([]);
+    expect(res.inputs?.contentHash).toBeUndefined();
+  });
+
+  test("the content hash ignores the order of sets", async () => {
+    const a = await agentHandler.check({}, { name: "n", knowledgeBaseIds: [] , analysisGroupIds: [] });
+    const b = await agentHandler.check({}, { name: "n", analysisGroupIds: [], knowledgeBaseIds: [] });
+    expect(a.inputs?.contentHash).toBe(b.inputs?.contentHash);
+    const c = await agentHandler.check({}, { name: "m" });
+    expect(c.inputs?.contentHash).not.toBe(a.inputs?.contentHash);
+  });
+});
+
+describe("Agent lifecycle", () => {
+  test("create reads back without a diff; unset fields and server defaults never cause one", async () => {
+    const { inputs, id, outs } = await createAgent(base);
+    expect(outs?.draftVersion).toBe(0);
+    expect(outs?.agentId).toBe(id);
+    expect((await agentHandler.diff(id, outs, inputs)).changes).toBe(false);
+    const read = await agentHandler.read(id, outs);
+    expect((await agentHandler.diff(id, read.props, inputs)).changes).toBe(false);
+    expect(read.inputs?.systemPrompt).toBe(base.systemPrompt);
+    expect(read.inputs).not.toHaveProperty("voice");
+  });
+
+  test("update sends one merge-patch with If-Match; a change elsewhere is a conflict, never overwritten", async () => {
+    const { inputs, id, outs } = await createAgent(base);
+    const news = (await agentHandler.check(inputs, { ...inputs, systemPrompt: "## Agent Purpose\nReturns." })).inputs;
+    expect((await agentHandler.diff(id, outs, news)).changes).toBe(true);
+    const updated = await agentHandler.update(id, outs, news);
+    expect(updated.outs?.documentRevision).toBeGreaterThan(outs?.documentRevision);
+
+    // A dashboard edit after our write: the next update with the old revision is refused.
+    await client.patchAgent(id, { system_prompt: "dashboard" });
+    const next = (await agentHandler.check(news, { ...news, systemPrompt: "## Agent Purpose\nExchanges." })).inputs;
+    await expect(agentHandler.update(id, updated.outs, next)).rejects.toThrow(/changed outside Pulumi.*pulumi refresh/s);
+    expect((await client.getAgent(id)).system_prompt).toBe("dashboard");
+
+    // Refresh brings the edit into state; then the update goes through.
+    const read = await agentHandler.read(id, updated.outs);
+    expect(read.inputs?.systemPrompt).toBe("dashboard");
+    expect((await agentHandler.diff(id, read.props, next)).changes).toBe(true);
+    const fixed = await agentHandler.update(id, read.props, next);
+    expect((await client.getAgent(id)).system_prompt).toContain("Exchanges");
+    expect((await agentHandler.diff(id, fixed.outs, next)).changes).toBe(false);
+  });
+
+  test("several open drafts: the error names the candidates", async () => {
+    const { inputs, id, outs } = await createAgent(base);
+    const v = (await agentHandler.check({}, { agentId: id, contentHash: outs?.contentHash, draftVersion: 0, documentRevision: outs?.documentRevision, live: true })).inputs;
+    await agentVersionHandler.create(v);
+    await client.patchAgent(id, { system_prompt: "draft one" });
+    await fetch(`${emu.url}/_emulator/agents/${id}/drafts`, { method: "POST" });
+    const read = await agentHandler.read(id, outs);
+    const news = (await agentHandler.check(inputs, { ...inputs, systemPrompt: "mine" })).inputs;
+    await expect(agentHandler.update(id, read.props, news)).rejects.toThrow(/several open drafts \(versions \d+, \d+\)/);
+  });
+
+  test("removing a field sends null; variables keep the system variables as read", async () => {
+    const { inputs, id, outs } = await createAgent({ ...base, greeting: { message: "hi" } });
+    const { greeting: _g, ...rest } = inputs as any;
+    const news = (await agentHandler.check(inputs, { ...rest, variables: [{ key: "zip" }] })).inputs;
+    const updated = await agentHandler.update(id, outs, news);
+    const detail = await client.getAgent(id);
+    expect(detail.greeting).toEqual({});
+    expect(detail.variables.map((v: any) => v.key).sort()).toEqual(["callee_name", "callee_number", "zip"]);
+    expect((await agentHandler.diff(id, updated.outs, news)).changes).toBe(false);
+  });
+
+  test("adoptId takes over an existing agent and writes the declared configuration", async () => {
+    const existing = await client.createAgent({ name: "Dashboard agent", system_prompt: "old" });
+    const checked = await agentHandler.check({}, { ...base, adoptId: existing.id });
+    const created = await agentHandler.create(checked.inputs);
+    expect(created.id).toBe(existing.id);
+    expect((await client.getAgent(existing.id)).system_prompt).toBe(base.systemPrompt);
+  });
+
+  test("delete takes the agent off air and leaves it in the service", async () => {
+    const { id, outs } = await createAgent(base);
+    await client.publishVersion(id, 0, {});
+    await client.activate(id, 0);
+    await agentHandler.delete(id, outs);
+    const detail = await client.getAgent(id);
+    expect(detail.live_version).toBeNull();
+  });
+});
+
+describe("AgentVersion", () => {
+  async function publish(agentOuts: any, extra: Record<string, unknown> = {}) {
+    const inputs = {
+      agentId: agentOuts.agentId,
+      contentHash: agentOuts.contentHash,
+      draftVersion: agentOuts.draftVersion,
+      documentRevision: agentOuts.documentRevision,
+      live: true,
+      ...extra,
+    };
+    const checked = await agentVersionHandler.check({}, inputs);
+    expect(checked.failures ?? []).toEqual([]);
+    return { inputs: checked.inputs, ...(await agentVersionHandler.create(checked.inputs)) };
+  }
+
+  test("publishes the draft and puts it live; an identical configuration is reused (rollback)", async () => {
+    const a = await createAgent(base);
+    const v0 = await publish(a.outs, { label: "first" });
+    expect(v0.outs?.version).toBe(0);
+    expect(v0.outs?.origin).toBe("published");
+    expect((await client.getAgent(a.id)).live_version).toBe(0);
+
+    const changed = (await agentHandler.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })).inputs;
+    const a1 = await agentHandler.update(a.id, a.outs, changed);
+    const v1 = await publish(a1.outs);
+    expect(v1.outs?.version).toBe(1);
+
+    const reverted = (await agentHandler.check(changed, a.inputs)).inputs;
+    const a2 = await agentHandler.update(a.id, a1.outs, reverted);
+    const v2 = await publish(a2.outs);
+    expect(v2.outs?.version).toBe(0);
+    expect(v2.outs?.origin).toBe("reused");
+    expect(v2.outs?.activation).toBe("rollback");
+    const published: number[] = [];
+    for await (const row of client.listVersions(a.id)) if (row.is_published) published.push(row.version);
+    expect(published.sort()).toEqual([0, 1]);
+  });
+
+  test("label changes in place; a dashboard rollback shows as drift; pinning a draft is refused", async () => {
+    const a = await createAgent(base);
+    const v0 = await publish(a.outs);
+    const changed = (await agentHandler.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })).inputs;
+    const a1 = await agentHandler.update(a.id, a.outs, changed);
+    const v1 = await publish(a1.outs);
+
+    const relabel = { ...v1.inputs, label: "hotfix" };
+    const d = await agentVersionHandler.diff(v1.id, v1.outs, relabel);
+    expect(d).toEqual({ changes: true, replaces: [] });
+    await agentVersionHandler.update(v1.id, v1.outs, relabel);
+    expect((await client.getVersion(a.id, 1)).label).toBe("hotfix");
+
+    await client.activate(a.id, 0); // a rollback in the dashboard
+    const read = await agentVersionHandler.read(v1.id, v1.outs);
+    expect(read.inputs?.live).toBe(false);
+    expect((await agentVersionHandler.diff(v1.id, read.props, v1.inputs)).changes).toBe(true);
+    expect(v0.outs?.version).toBe(0);
+
+    await client.patchAgent(a.id, { system_prompt: "open draft" });
+    const pinned = await agentVersionHandler.check({}, { agentId: a.id, pinnedVersion: 2, live: true });
+    expect((pinned.failures ?? [])[0]?.reason).toMatch(/draft/);
+  });
+
+  test("a blocked version cannot go live: the error lists the reasons", async () => {
+    const a = await createAgent({ ...base, model: { model: "gpt-4o-mini" } });
+    await publish(a.outs, { live: false });
+    await fetch(`${emu.url}/_emulator/models/gpt-4o-mini/retire`, { method: "POST" });
+    const pinned = await agentVersionHandler.check({}, { agentId: a.id, pinnedVersion: 0, live: true });
+    expect((pinned.failures ?? [])[0]?.reason).toMatch(/cannot go live: .*retired/);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * Runs the real Pulumi CLI on a throwaway project: a local file backend, an isolated PULUMI_HOME,
+ * a passphrase secrets provider, no network. Projects live under `<repo>/.tmp/`, inside the package,
+ * so their programs import `pulumi-voice-agent` (the compiled `dist/`) as a user's program would.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import * as path from "node:path";
+
+export const REPO_ROOT = path.resolve(__dirname, "../..");
+
+/** The Pulumi toolchain folder setup.sh builds (the same computation as scripts/env.sh). */
+export function toolchainBin(): string {
+  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
+  const version = pkg.dependencies["@pulumi/pulumi"];
+  const cache =
+    process.env.PVA_CACHE_DIR ??
+    path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "pulumi-voice-agent");
+  return path.join(cache, `pulumi-v${version}`, "bin");
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ProjectOptions {
+  /** The program (TypeScript), written to index.ts. */
+  program: string;
+  /** Plain stack configuration. */
+  config?: Record<string, string>;
+  /** Secret stack configuration. */
+  secrets?: Record<string, string>;
+  /** Extra environment for every command. */
+  env?: Record<string, string>;
+  name?: string;
+}
+
+export class PulumiProject {
+  readonly dir: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly commands: string[] = [];
+
+  private constructor(dir: string, env: NodeJS.ProcessEnv) {
+    this.dir = dir;
+    this.env = env;
+  }
+
+  static async create(opts: ProjectOptions): Promise<PulumiProject> {
+    const base = path.join(REPO_ROOT, ".tmp");
+    mkdirSync(base, { recursive: true });
+    const dir = mkdtempSync(path.join(base, "e2e-"));
+    const name = opts.name ?? "e2e";
+    writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
+    mkdirSync(path.join(dir, ".state"));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PATH: `${toolchainBin()}:${path.dirname(process.execPath)}:${process.env.PATH}`,
+      PULUMI_HOME: path.join(dir, ".home"),
+      PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}`,
+      PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+      NODE_OPTIONS: "--disable-warning=ExperimentalWarning",
+      // Credentials come from stack config in these tests, never from the environment.
+      VOICE_AGENT_API_KEY: "",
+      VOICE_AGENT_BASE_URL: "",
+      ...opts.env,
+    };
+    const project = new PulumiProject(dir, env);
+    project.setProgram(opts.program);
+    await project.pulumi(["stack", "init", "test"]);
+    for (const [k, v] of Object.entries(opts.config ?? {})) await project.pulumi(["config", "set", k, v]);
+    for (const [k, v] of Object.entries(opts.secrets ?? {})) await project.pulumi(["config", "set", "--secret", k, v]);
+    return project;
+  }
+
+  setProgram(program: string): void {
+    writeFileSync(path.join(this.dir, "index.ts"), program);
+  }
+
+  /** Runs `pulumi <args>`; fails the test on a non-zero exit unless `allowFailure`. */
+  pulumi(args: string[], opts: { allowFailure?: boolean; env?: Record<string, string> } = {}): Promise<RunResult> {
+    this.commands.push(`pulumi ${args.join(" ")}`);
+    return new Promise((resolve, reject) => {
+      execFile(
+        "pulumi",
+        [...args, "--non-interactive"],
+        { cwd: this.dir, env: { ...this.env, ...opts.env }, maxBuffer: 64 * 1024 * 1024 },
+        (err, stdout, stderr) => {
+          const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+          const result = { code, stdout, stderr };
+          if (code !== 0 && !opts.allowFailure) {
+            reject(new Error(`pulumi ${args.join(" ")} exited ${code}\n${stdout}\n${stderr}`));
+          } else {
+            resolve(result);
+          }
+        },
+      );
+    });
+  }
+
+  up(opts: { allowFailure?: boolean } = {}): Promise<RunResult> {
+    return this.pulumi(["up", "--yes", "--skip-preview", "--diff"], opts);
+  }
+
+  preview(opts: { expectNoChanges?: boolean; allowFailure?: boolean } = {}): Promise<RunResult> {
+    return this.pulumi(["preview", "--diff", ...(opts.expectNoChanges ? ["--expect-no-changes"] : [])], opts);
+  }
+
+  refresh(opts: { expectNoChanges?: boolean; allowFailure?: boolean } = {}): Promise<RunResult> {
+    return this.pulumi(["refresh", "--yes", ...(opts.expectNoChanges ? ["--expect-no-changes"] : [])], opts);
+  }
+
+  destroy(opts: { allowFailure?: boolean } = {}): Promise<RunResult> {
+    return this.pulumi(["destroy", "--yes"], opts);
+  }
+
+  /** `up`, then the no-change preview and refresh every configuration must pass. */
+  async upAndSettle(): Promise<RunResult> {
+    const result = await this.up();
+    await this.preview({ expectNoChanges: true });
+    await this.refresh({ expectNoChanges: true });
+    return result;
+  }
+
+  async outputs(): Promise<Record<string, any>> {
+    const { stdout } = await this.pulumi(["stack", "output", "--json", "--show-secrets"]);
+    return JSON.parse(stdout);
+  }
+
+  async exportState(showSecrets = false): Promise<string> {
+    const { stdout } = await this.pulumi(["stack", "export", ...(showSecrets ? ["--show-secrets"] : [])]);
+    return stdout;
+  }
+
+  cleanup(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
