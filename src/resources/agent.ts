@@ -305,6 +305,8 @@ export class Agent extends pulumi.dynamic.Resource {
         contentHash: undefined,
       },
       withProvider(opts),
+      "voice-agent",
+      "Agent",
     );
   }
 }

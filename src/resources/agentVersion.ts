@@ -79,6 +79,8 @@ export class AgentVersion extends pulumi.dynamic.Resource {
         blockedReasons: undefined,
       },
       withProvider({ ...opts, dependsOn: opts?.dependsOn ?? args.agent }),
+      "voice-agent",
+      "AgentVersion",
     );
   }
 }

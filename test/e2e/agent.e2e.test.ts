@@ -97,7 +97,7 @@ describe("Agent and AgentVersion through the real engine", () => {
       }
       const deployment = JSON.parse(await p.exportState(true));
       const providers = deployment.deployment.resources
-        .filter((r: any) => r.type === "pulumi-nodejs:dynamic:Resource")
+        .filter((r: any) => r.type.startsWith("pulumi-nodejs:voice-agent:"))
         .map((r: any) => r.inputs.__provider as string);
       expect(providers.length).toBe(2);
       for (const text of providers) {

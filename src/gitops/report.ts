@@ -1,0 +1,169 @@
+/**
+ * The pull-request report: `pulumi preview --json` in, Markdown out. Per resource of this package
+ * the action, the changed fields as a table, a unified line diff for long text (the system prompt,
+ * every platform line), what will be published and what will go live; then warnings and errors.
+ */
+import { createPatch } from "diff";
+
+/** The parts of a `pulumi preview --json` document the report reads. */
+export interface PreviewJson {
+  steps?: PreviewStep[];
+  diagnostics?: { urn?: string; message: string; severity: string }[];
+  changeSummary?: Record<string, number>;
+}
+
+export interface PreviewStep {
+  op: string;
+  urn: string;
+  oldState?: { type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
+  newState?: { type: string; inputs?: Record<string, unknown> };
+  diffReasons?: string[];
+  replaceReasons?: string[];
+}
+
+const TYPE_PREFIX = "pulumi-nodejs:voice-agent:";
+/** Inputs that are plumbing, not configuration. */
+const HIDDEN = new Set(["__provider", "contentHash", "draftVersion", "documentRevision"]);
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+const ACTIONS: Record<string, [string, string]> = {
+  create: ["+", "create"],
+  update: ["~", "update"],
+  replace: ["+-", "replace"],
+  "create-replacement": ["", ""],
+  delete: ["-", "delete"],
+  "delete-replaced": ["", ""],
+  same: ["", ""],
+  read: ["", ""],
+  refresh: ["", ""],
+};
+
+function nameOf(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+function typeOf(step: PreviewStep): string {
+  return (step.newState?.type ?? step.oldState?.type ?? "").replace(TYPE_PREFIX, "");
+}
+
+/** Leaf values of a nested value, keyed by their path (`a.b[0].c`). */
+function flatten(value: unknown, path = "", out: Map<string, unknown> = new Map()): Map<string, unknown> {
+  if (Array.isArray(value) && value.some((v) => typeof v === "object" && v !== null)) {
+    value.forEach((v, i) => {
+      flatten(v, `${path}[${i}]`, out);
+    });
+  } else if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const entries = Object.entries(value).filter(([k]) => !(path === "" && HIDDEN.has(k)));
+    if (entries.length === 0 && path) out.set(path, {});
+    for (const [k, v] of entries) flatten(v, path ? `${path}.${k}` : k, out);
+  } else if (path) {
+    out.set(path, value);
+  }
+  return out;
+}
+
+function isLongText(v: unknown): v is string {
+  return typeof v === "string" && (v.includes("\n") || v.length > 60);
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return "*(not set)*";
+  if (v === UNKNOWN) return "*(known after apply)*";
+  if (v === "[secret]") return "*(secret)*";
+  if (isLongText(v)) return `*(${v.split("\n").length} lines)*`;
+  const text = JSON.stringify(v);
+  return `\`${text.replace(/\|/g, "\\|").replace(/`/g, "'")}\``;
+}
+
+function lineDiff(path: string, before: string, after: string): string {
+  const patch = createPatch(path, before.endsWith("\n") ? before : `${before}\n`, after.endsWith("\n") ? after : `${after}\n`, "", "", {
+    context: 3,
+  });
+  const body = patch.split("\n").slice(4).join("\n").trimEnd();
+  return `<details open><summary><code>${path}</code></summary>\n\n\`\`\`diff\n${body}\n\`\`\`\n</details>\n`;
+}
+
+/** The changed fields of one step, as a table and line diffs. */
+function fieldChanges(step: PreviewStep): string {
+  const before = flatten(step.op === "create" ? {} : (step.oldState?.inputs ?? {}));
+  const after = flatten(step.op === "delete" ? {} : (step.newState?.inputs ?? {}));
+  const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
+  const rows: string[] = [];
+  const diffs: string[] = [];
+  for (const path of paths) {
+    const a = before.get(path);
+    const b = after.get(path);
+    if (JSON.stringify(a) === JSON.stringify(b)) continue;
+    rows.push(`| \`${path}\` | ${show(a)} | ${show(b)} |`);
+    if ((isLongText(a) || isLongText(b)) && b !== UNKNOWN) diffs.push(lineDiff(path, String(a ?? ""), String(b ?? "")));
+  }
+  if (rows.length === 0) return "";
+  const head = step.op === "create" ? "| Field | | Value |" : "| Field | Now | After this change |";
+  return `${head}\n|---|---|---|\n${rows.join("\n")}\n\n${diffs.join("\n")}`;
+}
+
+/** What an AgentVersion step will do to the agent's versions, in words. */
+function versionPlan(step: PreviewStep, steps: PreviewStep[]): string {
+  const inputs = step.newState?.inputs ?? {};
+  const old = step.oldState?.outputs ?? {};
+  const agentStep = steps.find((s) => typeOf(s) === "Agent" && s.newState?.inputs && s.op !== "delete");
+  const agentOld = agentStep?.oldState?.outputs ?? {};
+  const live = inputs.live !== false;
+  const replacing = old.version !== undefined ? ` (replacing live version ${old.version})` : "";
+  if (step.op === "delete") return "The stack stops tracking this version; it stays published in the service's history.\n";
+  if (inputs.pinnedVersion !== undefined && inputs.pinnedVersion !== UNKNOWN) {
+    return `Puts published version **${inputs.pinnedVersion}** ${live ? "live" : "in place (not live)"}${replacing}; nothing is published.\n`;
+  }
+  if (step.op === "update") {
+    const parts: string[] = [];
+    if (inputs.label !== old.label && inputs.label !== undefined) parts.push(`relabels version ${old.version} to \`${inputs.label}\``);
+    if (inputs.notes !== old.notes && inputs.notes !== undefined) parts.push(`updates the notes of version ${old.version}`);
+    if (live && old.isLive === false) parts.push(`puts version ${old.version} back live`);
+    return `In place: ${parts.join(", ") || "metadata only"}.\n`;
+  }
+  let next = "";
+  if (agentOld.latestVersion !== undefined) {
+    const draftOpen = agentOld.draftVersion === agentOld.latestVersion && agentOld.draftVersion !== old.version;
+    next = ` **${draftOpen ? agentOld.draftVersion : Number(agentOld.latestVersion) + 1}**`;
+  } else if (step.op === "create" && agentStep?.op === "create") {
+    next = " **0**";
+  }
+  return (
+    `Publishes the agent's draft as version${next}${live ? " and puts it live" : ""}${replacing}. ` +
+    "If a published version already holds exactly this configuration (a revert), that version is put back " +
+    `${live ? "live" : "in place"} instead and nothing is published.\n`
+  );
+}
+
+function blocked(step: PreviewStep): string {
+  const reasons = (step.oldState?.outputs?.blockedReasons as string[] | undefined) ?? [];
+  return reasons.length ? `\n> **Blocked:** ${reasons.join("; ")}\n` : "";
+}
+
+/** Markdown for a pull-request comment from a `pulumi preview --json` document. */
+export function renderReport(preview: PreviewJson, opts: { title?: string } = {}): string {
+  const steps = (preview.steps ?? []).filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
+  const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
+  const title = opts.title ?? "Voice agents: preview";
+  const diagnostics = (preview.diagnostics ?? []).filter((d) => d.severity === "warning" || d.severity === "error");
+  const notes = diagnostics.length
+    ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` \`${nameOf(d.urn)}\`` : ""}: ${d.message.trim().replace(/\n+/g, " ")}`).join("\n")}\n`
+    : "";
+  if (steps.length === 0) return `### ${title}\n\nNo changes: the service already matches this commit.\n${notes}`;
+
+  const counts = new Map<string, number>();
+  for (const s of steps) counts.set(ACTIONS[s.op]![1], (counts.get(ACTIONS[s.op]![1]) ?? 0) + 1);
+  const summary = [...counts].map(([a, n]) => `${n} to ${a}`).join(", ");
+  const sections = ours.map((s) => {
+    const [sign, action] = ACTIONS[s.op]!;
+    const type = typeOf(s);
+    const reasons = s.replaceReasons?.length ? ` (because of ${s.replaceReasons.map((r) => `\`${r}\``).join(", ")})` : "";
+    const plan = type === "AgentVersion" ? versionPlan(s, steps) : "";
+    return `#### ${sign} ${type} \`${nameOf(s.urn)}\`: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}`;
+  });
+  const others = steps.filter((s) => !ours.includes(s));
+  const otherList = others.length
+    ? `\nOther resources: ${others.map((s) => `${ACTIONS[s.op]![1]} \`${nameOf(s.urn)}\``).join(", ")}.\n`
+    : "";
+  return `### ${title}\n\n**${summary}**\n\n${sections.join("\n")}${otherList}${notes}`;
+}
