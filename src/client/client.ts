@@ -10,8 +10,14 @@ import type { z } from "zod";
 import { type AgentBody, type AgentCreateBody, AgentDetail, AgentSummary } from "../spec/agent";
 import { Envelope } from "../spec/paging";
 import { Widget, type WidgetPatch } from "../spec/widget";
-import { type ClientConfig, DEFAULT_RETRY_BUDGET_MS, validateConfig } from "./config";
-import { ConflictError, NotFoundError, ResponseShapeError, type VoiceAgentError } from "./errors";
+import { type ClientConfig, DEFAULT_RETRY_BUDGET_MS, DEFAULT_TIMEOUT_MS, validateConfig } from "./config";
+import {
+  ConflictError,
+  ConnectionError,
+  NotFoundError,
+  ResponseShapeError,
+  type VoiceAgentError,
+} from "./errors";
 import { debugEnabled } from "./log";
 import { type Page, PageIterator } from "./pagination";
 import { newCreateMarker, reflects } from "./recovery";
@@ -141,32 +147,52 @@ export class VoiceAgentClient {
 
   /**
    * Run a create that must not be repeated blindly. When an attempt fails in a way that may have
-   * committed (no answer, or 5xx), look for the object carrying our marker first; adopt it if
-   * found, else try again after a backoff, inside the retry budget.
+   * committed (no answer, or 5xx), look for objects carrying our marker first; adopt the oldest if
+   * found, else try again after a backoff, inside the retry budget. After a timeout the look-up
+   * waits a grace period first, in case the server is still working on the lost attempt. When a
+   * later attempt succeeds after such a failure, any other object carrying the marker (a late
+   * commit of the lost attempt) is handed to `removeExtra`.
    */
-  private async createOnce<T>(
+  private async createOnce<T extends { id: string; created_at: string }>(
     what: string,
     attempt: (op: OperationState) => Promise<T>,
-    findByMarker: () => Promise<T | undefined>,
+    findMarked: () => Promise<T[]>,
+    removeExtra: (extra: T) => Promise<void>,
   ): Promise<T> {
     const op = newOperation();
+    const secrets = [this.#config.apiKey];
+    let lostAnswers = 0;
     for (;;) {
+      let created: T;
       try {
-        return await attempt(op);
+        created = await attempt(op);
       } catch (err) {
         if (!mayHaveCommitted(err)) throw err;
-        const found = await findByMarker();
-        if (found !== undefined) {
-          debugNote(`adopted ${what} created by an attempt whose answer was lost`, [this.#config.apiKey]);
-          return found;
+        lostAnswers++;
+        op.deadline ??= performance.now() + this.budgetMs;
+        if (err instanceof ConnectionError && err.timedOut) {
+          const grace = Math.min(this.#config.timeoutMs ?? DEFAULT_TIMEOUT_MS, 5_000);
+          await sleep(Math.max(0, Math.min(grace, op.deadline - performance.now())));
         }
-        const now = performance.now();
-        op.deadline ??= now + this.budgetMs;
+        const found = (await findMarked()).sort((a, b) => a.created_at.localeCompare(b.created_at));
+        if (found[0] !== undefined) {
+          debugNote(
+            `adopted ${what} ${found[0].id}: it was created by an attempt whose answer was lost`,
+            secrets,
+          );
+          for (const extra of found.slice(1)) await removeExtra(extra);
+          return found[0];
+        }
         const wait = backoffMs(op.retries);
-        if (now + wait > op.deadline) throw err;
+        if (performance.now() + wait > op.deadline) throw err;
         await sleep(wait);
         op.retries++;
+        continue;
       }
+      if (lostAnswers > 0) {
+        for (const extra of (await findMarked()).filter((x) => x.id !== created.id)) await removeExtra(extra);
+      }
+      return created;
     }
   }
 
@@ -208,7 +234,12 @@ export class VoiceAgentClient {
           { method: "POST", path: "/v1/agents", body: { ...body, notes: marker }, retry: "unsafe" },
           op,
         ),
-      () => this.findAgentByMarker(body.name, marker),
+      () => this.findAgentsByMarker(body.name, marker),
+      async (extra) =>
+        // Agents cannot be deleted; a duplicate stays an unpublished V0 draft, never on air.
+        debugNote(`agent ${extra.id} duplicates ${body.name}: a lost create committed late`, [
+          this.#config.apiKey,
+        ]),
     );
     if (created.notes !== marker) return created;
     try {
@@ -226,20 +257,20 @@ export class VoiceAgentClient {
     }
   }
 
-  /** The agent named `name` whose V0 carries `marker` in `notes`, if any. */
-  private async findAgentByMarker(name: string, marker: string): Promise<AgentDetailT | undefined> {
+  /** The agents named `name` whose V0 carries `marker` in `notes` (V0 details). */
+  private async findAgentsByMarker(name: string, marker: string): Promise<AgentDetailT[]> {
     const candidates: AgentSummaryT[] = [];
     for await (const a of this.listAgents({ limit: 100 })) if (a.name === name) candidates.push(a);
-    candidates.sort((a, b) => b.created_at.localeCompare(a.created_at));
+    const found: AgentDetailT[] = [];
     for (const c of candidates) {
       try {
         const v0 = await this.getVersion(c.id, 0);
-        if (v0.notes === marker) return v0;
+        if (v0.notes === marker) found.push(v0);
       } catch (err) {
         if (!(err instanceof NotFoundError)) throw err;
       }
     }
-    return undefined;
+    return found;
   }
 
   /** `GET /v1/agents/{id}`: the agent at a version (default: the latest, i.e. the open draft if any). */
@@ -469,7 +500,11 @@ export class VoiceAgentClient {
           },
           op,
         ),
-      () => this.listKnowledgeBases().find((kb) => kb.name === body.name && kb.description === marker),
+      async () =>
+        (await this.listKnowledgeBases().toArray()).filter(
+          (kb) => kb.name === body.name && kb.description === marker,
+        ),
+      (extra) => this.deleteKnowledgeBase(extra.id),
     );
     if (created.description !== marker) return created;
     try {
@@ -551,7 +586,11 @@ export class VoiceAgentClient {
           },
           op,
         ),
-      () => this.listAnalysisGroups().find((g) => g.name === body.name && g.description === marker),
+      async () =>
+        (await this.listAnalysisGroups().toArray()).filter(
+          (g) => g.name === body.name && g.description === marker,
+        ),
+      (extra) => this.deleteAnalysisGroup(extra.id),
     );
     if (created.description !== marker) return created;
     try {
