@@ -24,7 +24,7 @@ log "node $(node --version)"
 # 2. npm dependencies, when the lock file changed since the last install.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  npm install --no-audit --no-fund --loglevel=error >&2
 fi
 
 # 3. The Pulumi CLI and language host, built once per version and cached.
@@ -36,7 +36,7 @@ build_pulumi() {
     exit 1
   fi
   command -v go >/dev/null || { log "Go is needed to build the Pulumi CLI"; exit 1; }
-  log "building Pulumi v$PVA_PULUMI_VERSION from Go modules into $PVA_PULUMI_DIR (first run only; 15-30 min on 2 cores)"
+  log "building Pulumi v$PVA_PULUMI_VERSION from Go modules into $PVA_PULUMI_DIR (first run only: about 5 minutes on 2 cores, plus module downloads)"
   local tmp="$PVA_PULUMI_DIR.tmp.$$" ldflags
   rm -rf "$tmp" && mkdir -p "$tmp/bin"
   ldflags="-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$PVA_PULUMI_VERSION"
