@@ -71,16 +71,19 @@ export type AgentWritePlan =
  * The whole decision of an agent create (`current` null) or patch: schema check, merge-patch onto
  * `current`, every rule, then the read-back normalisation (derived read-only fields when a
  * catalogue is given, memory fields by key, numbers in E.164). `config` is what the service stores
- * and reads back; on refusal `status` and `issues` are what it answers.
+ * and reads back; on refusal `status` and `issues` are what it answers. `createBase` is what a
+ * create starts from (the service attaches the workspace's Default Analysis group: pass
+ * `{...defaultAgentConfig(), analysis_group_ids: [defaultGroupId]}`).
  */
 export function planAgentWrite(
   current: AgentConfig | null,
   body: unknown,
   ctx: AgentCheckContext = {},
+  createBase: AgentConfig = defaultAgentConfig(),
 ): AgentWritePlan {
   const parsed = validateAgentBody(body, current ? "patch" : "create");
   if (!parsed.ok) return { ok: false, status: 422, issues: parsed.issues };
-  const merged = applyAgentPatch(current ?? defaultAgentConfig(), parsed.data);
+  const merged = applyAgentPatch(current ?? createBase, parsed.data);
   const issues = checkAgent(merged, { ...ctx, patch: parsed.data });
   if (issues.length) return { ok: false, status: issuesStatus(issues), issues };
   const finalized = finalizeAgentConfig(merged);

@@ -1,0 +1,153 @@
+/**
+ * The control API under `/_emulator/` (the dashboard's part, and test faults). No key needed; no
+ * faults, rate limit or logging apply.
+ */
+import { z } from "zod";
+import { normalizeE164, parseWith } from "../spec";
+import type { Result } from "./context";
+import type { Faults } from "./faults";
+import { FaultConfig } from "./faults";
+import { apiError, validationError } from "./http";
+import type { RateLimiter } from "./rateLimit";
+import type { RequestLog } from "./requestLog";
+import { Router } from "./router";
+import { agentDetail, newVersion, representativeVersion } from "./routes/agents";
+import { newId, type State, type WorkspaceState } from "./state";
+
+/** What the control API acts on. */
+export interface ControlDeps {
+  state: State;
+  faults: Faults;
+  log: RequestLog;
+  limiter: RateLimiter;
+}
+
+type ControlHandler = (deps: ControlDeps, params: Record<string, string>, body: unknown) => Result;
+
+const ToolBody = z.strictObject({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "A tool name is letters, digits and _"),
+});
+const NumberBody = z.strictObject({ number: z.string().min(1) });
+const TemplateBody = z.strictObject({ name: z.string().min(1), language: z.string().min(1) });
+
+function parse<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const r = parseWith(schema, body);
+  if (!r.ok) throw validationError(r.issues);
+  return r.data;
+}
+
+function workspace(deps: ControlDeps, name: string): WorkspaceState {
+  const ws = deps.state.workspaces.get(name);
+  if (!ws) throw apiError(404, "workspace_not_found", `name: no workspace '${name}'`, { param: "name" });
+  return ws;
+}
+
+const router = new Router<ControlHandler>();
+
+router.add("POST", "/_emulator/reset", (d) => {
+  d.state.reset();
+  d.faults.clear();
+  d.limiter.clear();
+  d.log.clear();
+  return { status: 200, body: { reset: true } };
+});
+
+router.add("POST", "/_emulator/workspaces/:name/custom-tools", (d, p, body) => {
+  const ws = workspace(d, p.name as string);
+  const { name } = parse(ToolBody, body);
+  const added = !ws.custom_tools.includes(name);
+  if (added) {
+    ws.custom_tools.push(name);
+    d.state.saveWorkspace(ws);
+  }
+  return { status: added ? 201 : 200, body: { name, workspace: ws.name } };
+});
+
+router.add("POST", "/_emulator/workspaces/:name/numbers", (d, p, body) => {
+  const ws = workspace(d, p.name as string);
+  const { number } = parse(NumberBody, body);
+  const e164 = normalizeE164(number);
+  if (!e164)
+    throw apiError(400, "document_invalid", `number: '${number}' is not an E.164 number`, {
+      param: "number",
+    });
+  let row = ws.numbers.find((n) => n.number === e164);
+  const added = !row || row.lifecycle_status === "released";
+  if (!row) {
+    row = { id: newId(), number: e164, carrier_status: "listed", lifecycle_status: "active" };
+    ws.numbers.push(row);
+  } else if (row.lifecycle_status === "released") {
+    row.lifecycle_status = "active";
+    row.carrier_status = "listed";
+  }
+  d.state.saveWorkspace(ws);
+  return { status: added ? 201 : 200, body: { ...row, agent_id: null } };
+});
+
+router.add("POST", "/_emulator/workspaces/:name/whatsapp-templates", (d, p, body) => {
+  const ws = workspace(d, p.name as string);
+  const { name, language } = parse(TemplateBody, body);
+  const exists = ws.templates.some((t) => t.name === name && t.language === language);
+  const row = { name, language, status: "approved" as const };
+  if (!exists) {
+    ws.templates.push(row);
+    d.state.saveWorkspace(ws);
+  }
+  return { status: exists ? 200 : 201, body: row };
+});
+
+router.add("POST", "/_emulator/models/:id/retire", (d, p) => {
+  const m = d.state.catalogue.models.find((x) => x.id === p.id);
+  if (!m) throw apiError(404, "model_not_found", `id: no model '${p.id}' in the catalogue`, { param: "id" });
+  m.retired = true;
+  d.state.saveGlobal();
+  return { status: 200, body: m };
+});
+
+router.add("POST", "/_emulator/voices/:provider/:voice_id/withdraw", (d, p) => {
+  const v = d.state.catalogue.voices.find((x) => x.provider === p.provider && x.voice_id === p.voice_id);
+  if (!v)
+    throw apiError(404, "voice_not_found", `voice_id: no voice '${p.voice_id}' of '${p.provider}'`, {
+      param: "voice_id",
+    });
+  v.withdrawn = true;
+  d.state.saveGlobal();
+  return { status: 200, body: v };
+});
+
+router.add("POST", "/_emulator/agents/:agent_id/drafts", (d, p) => {
+  for (const ws of d.state.workspaces.values()) {
+    const agent = ws.agents.get(p.agent_id as string);
+    if (!agent) continue;
+    const parent = representativeVersion(agent);
+    const draft = newVersion(agent.versions.length, structuredClone(parent.config), parent.document_revision);
+    agent.versions.push(draft);
+    d.state.saveAgent(ws, agent);
+    return { status: 201, body: agentDetail(d.state, ws, agent, draft) };
+  }
+  throw apiError(404, "agent_not_found", `agent_id: no agent '${p.agent_id}'`, { param: "agent_id" });
+});
+
+router.add("POST", "/_emulator/keys/:key/revoke", (d, p) => {
+  d.state.revokedKeys.add(p.key as string);
+  d.state.saveGlobal();
+  return { status: 200, body: { key: p.key, revoked: true } };
+});
+
+router.add("PUT", "/_emulator/faults", (d, _p, body) => {
+  d.faults.set(parse(FaultConfig, body ?? {}));
+  return { status: 200, body: d.faults.config };
+});
+router.add("GET", "/_emulator/faults", (d) => ({ status: 200, body: d.faults.config }));
+
+router.add("GET", "/_emulator/requests", (d) => ({ status: 200, body: d.log.list() }));
+router.add("DELETE", "/_emulator/requests", (d) => {
+  d.log.clear();
+  return { status: 204 };
+});
+
+/** Answers a control request (throws `ApiError` for refusals, 404 and 405). */
+export function handleControl(deps: ControlDeps, method: string, path: string, body: unknown): Result {
+  const m = router.match(method, path);
+  return m.value(deps, m.params, body);
+}

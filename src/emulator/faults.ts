@@ -1,0 +1,71 @@
+/** Fault injection for `/v1` routes, deterministic from a seed. */
+import { z } from "zod";
+
+/** `PUT /_emulator/faults` body (missing members are 0). */
+export const FaultConfig = z.strictObject({
+  error_rate: z.number().min(0).max(1).default(0),
+  latency_ms: z.int().min(0).max(60_000).default(0),
+  reset_rate: z.number().min(0).max(1).default(0),
+  drop_after_commit_rate: z.number().min(0).max(1).default(0),
+  seed: z.int().default(0),
+});
+export type FaultConfig = z.infer<typeof FaultConfig>;
+
+/** What happens to one request. */
+export interface FaultDraw {
+  /** Destroy the socket before handling. */
+  reset: boolean;
+  /** Answer 503 without handling. */
+  error: boolean;
+  /** For a successful write: commit, then destroy the socket instead of answering. */
+  dropAfterCommit: boolean;
+  latencyMs: number;
+}
+
+/** mulberry32: small, fast, seedable. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const NONE: FaultDraw = { reset: false, error: false, dropAfterCommit: false, latencyMs: 0 };
+
+/**
+ * The fault plan. Every `/v1` request draws three numbers in a fixed order (reset, error, drop), so
+ * the same seed and the same request sequence give the same faults.
+ */
+export class Faults {
+  config: FaultConfig = FaultConfig.parse({});
+  private rng = mulberry32(0);
+
+  set(config: FaultConfig): void {
+    this.config = config;
+    this.rng = mulberry32(config.seed);
+  }
+
+  clear(): void {
+    this.set(FaultConfig.parse({}));
+  }
+
+  draw(): FaultDraw {
+    const c = this.config;
+    if (c.error_rate === 0 && c.reset_rate === 0 && c.drop_after_commit_rate === 0) {
+      return c.latency_ms ? { ...NONE, latencyMs: c.latency_ms } : NONE;
+    }
+    const r1 = this.rng();
+    const r2 = this.rng();
+    const r3 = this.rng();
+    return {
+      reset: r1 < c.reset_rate,
+      error: r2 < c.error_rate,
+      dropAfterCommit: r3 < c.drop_after_commit_rate,
+      latencyMs: c.latency_ms,
+    };
+  }
+}

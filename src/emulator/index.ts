@@ -1,0 +1,135 @@
+/**
+ * A faithful local emulator of the voice-agent service (see docs/emulator.md).
+ *
+ * ```ts
+ * const emu = await startEmulator({ port: 0 });
+ * // ... requests to `${emu.url}/v1/...` with `Authorization: Bearer ${DEFAULT_API_KEY}`
+ * await emu.close();
+ * ```
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { EmulatorSettings } from "./context";
+import { Faults } from "./faults";
+import { RateLimiter } from "./rateLimit";
+import { RequestLog } from "./requestLog";
+import { createListener } from "./server";
+import { State, type WorkspaceConfig } from "./state";
+
+/** The key of the `default` workspace when no workspace is configured. */
+export const DEFAULT_API_KEY = "va_test_local";
+
+/** Name of the workspace when none is configured. */
+export const DEFAULT_WORKSPACE = "default";
+
+/** Default requests per minute per key. */
+export const DEFAULT_RATE_LIMIT = 300;
+
+/** Options of `startEmulator`. */
+export interface EmulatorOptions {
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** Port (default 0: a free port). */
+  port?: number;
+  /** SQLite file: state survives restarts. Without it the state lives in memory. */
+  db?: string;
+  /** Workspaces and their keys (default: `default` with `va_test_local`). */
+  workspaces?: WorkspaceConfig[];
+  /** Requests per minute per key, moving window (default 300; 0 disables). */
+  rateLimitPerMinute?: number;
+  /** How long knowledge-base documents stay `processing` (default 100 ms). */
+  kbProcessingMs?: number;
+}
+
+/** A running emulator. */
+export interface RunningEmulator {
+  /** `http://HOST:PORT`, without a trailing slash. */
+  url: string;
+  host: string;
+  port: number;
+  /** Workspaces and keys it serves. */
+  workspaces: WorkspaceConfig[];
+  /** Back to the seeded state (same as `POST /_emulator/reset`). */
+  reset(): void;
+  /** Stops listening, drops open connections and closes the database. */
+  close(): Promise<void>;
+}
+
+/** Checks workspace names and keys: non-empty, no duplicates. */
+export function checkWorkspaces(workspaces: WorkspaceConfig[]): void {
+  const names = new Set<string>();
+  const keys = new Set<string>();
+  for (const w of workspaces) {
+    if (!/^[A-Za-z0-9_.-]+$/.test(w.name))
+      throw new Error(`workspace name '${w.name}' must be letters, digits, '.', '_' or '-'`);
+    if (!w.key || /\s/.test(w.key)) throw new Error(`workspace '${w.name}' needs a key without spaces`);
+    if (names.has(w.name)) throw new Error(`workspace '${w.name}' is configured twice`);
+    if (keys.has(w.key)) throw new Error(`key '${w.key}' is given to two workspaces`);
+    names.add(w.name);
+    keys.add(w.key);
+  }
+}
+
+/** Starts an emulator and resolves once it listens. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const host = options.host ?? "127.0.0.1";
+  const workspaces = options.workspaces?.length
+    ? options.workspaces
+    : [{ name: DEFAULT_WORKSPACE, key: DEFAULT_API_KEY }];
+  checkWorkspaces(workspaces);
+  const state = new State(workspaces, options.db);
+  const settings: EmulatorSettings = {
+    kbProcessingMs: options.kbProcessingMs ?? 100,
+    rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT,
+    baseUrl: "",
+  };
+  const faults = new Faults();
+  const log = new RequestLog();
+  const limiter = new RateLimiter(settings.rateLimitPerMinute);
+  const server: Server = createServer(
+    { keepAliveTimeout: 30_000 },
+    createListener({ state, settings, faults, log, limiter }),
+  );
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    state.close();
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  settings.baseUrl = url;
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    host,
+    port,
+    workspaces,
+    reset: () => {
+      state.reset();
+      faults.clear();
+      limiter.clear();
+      log.clear();
+    },
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => {
+          state.close();
+          resolve();
+        });
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+export type { FaultConfig } from "./faults";
+export type { LogEntry } from "./requestLog";
+export type { WorkspaceConfig } from "./state";
