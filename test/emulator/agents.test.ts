@@ -136,7 +136,9 @@ describe("create", () => {
   });
 
   it("reads numbers back in E.164 and refuses numbers the workspace does not hold", async () => {
-    const a = await api.createAgent({ numbers: { inbound_phone: "+91 80655 50101", inbound_whatsapp: "918065560101" } });
+    const a = await api.createAgent({
+      numbers: { inbound_phone: "+91 80655 50101", inbound_whatsapp: "918065560101" },
+    });
     expect(a.numbers).toEqual({ inbound_phone: "+918065550101", inbound_whatsapp: "+918065560101" });
     const list = await api.get("/v1/agents");
     expect(list.body.data[0].inbound_phone).toBe("+918065550101");
@@ -163,14 +165,23 @@ describe("create and patch refusals", () => {
   };
 
   it("voice_not_found: a voice the provider does not offer for the agent's language", async () => {
-    expect(await refusal({ voice: { voice_id: "vidya" } })).toMatchObject({ code: "voice_not_found", param: "voice.voice_id" });
-    expect(await refusal({ voice: { voice_id: "nobody" } })).toMatchObject({ code: "voice_not_found", param: "voice.voice_id" });
+    expect(await refusal({ voice: { voice_id: "vidya" } })).toMatchObject({
+      code: "voice_not_found",
+      param: "voice.voice_id",
+    });
+    expect(await refusal({ voice: { voice_id: "nobody" } })).toMatchObject({
+      code: "voice_not_found",
+      param: "voice.voice_id",
+    });
     expect(await refusal({ voice: { provider: "elevenlabs", voice_id: "asha" } })).toMatchObject({
       code: "voice_not_found",
       param: "voice.voice_id",
     });
     // The same voice is fine once the language is one it is offered for.
-    const ok = await api.createAgent({ language: { default: "ta-IN", additional: [] }, voice: { voice_id: "vidya" } });
+    const ok = await api.createAgent({
+      language: { default: "ta-IN", additional: [] },
+      voice: { voice_id: "vidya" },
+    });
     expect(ok.voice.voice_id).toBe("vidya");
   });
 
@@ -185,8 +196,12 @@ describe("create and patch refusals", () => {
       param: "voice.provider",
     });
     // cartesia speaks hi-IN and en-IN but not ta-IN.
-    expect(await refusal({ language: { additional: ["en-IN", "ta-IN"] }, voice: { provider: "cartesia", voice_id: "asha" } }))
-      .toMatchObject({ code: "voice_config_invalid", param: "voice.provider" });
+    expect(
+      await refusal({
+        language: { additional: ["en-IN", "ta-IN"] },
+        voice: { provider: "cartesia", voice_id: "asha" },
+      }),
+    ).toMatchObject({ code: "voice_config_invalid", param: "voice.provider" });
   });
 
   it("voice fallback: same provider is document_invalid, unusable provider is voice_config_invalid, unknown voice voice_not_found", async () => {
@@ -194,7 +209,9 @@ describe("create and patch refusals", () => {
       code: "document_invalid",
       param: "voice.fallback.provider",
     });
-    expect(await refusal({ voice: { fallback: { provider: "deepgram", voice_id: "thalia" } } })).toMatchObject({
+    expect(
+      await refusal({ voice: { fallback: { provider: "deepgram", voice_id: "thalia" } } }),
+    ).toMatchObject({
       code: "voice_config_invalid",
       param: "voice.fallback.provider",
     });
@@ -202,10 +219,12 @@ describe("create and patch refusals", () => {
       code: "voice_config_invalid",
       param: "voice.fallback.provider",
     });
-    expect(await refusal({ voice: { fallback: { provider: "cartesia", voice_id: "james" } } })).toMatchObject({
-      code: "voice_not_found",
-      param: "voice.fallback.voice_id",
-    });
+    expect(await refusal({ voice: { fallback: { provider: "cartesia", voice_id: "james" } } })).toMatchObject(
+      {
+        code: "voice_not_found",
+        param: "voice.fallback.voice_id",
+      },
+    );
     expect(await refusal({ voice: { fallback: { provider: "cartesia" } } })).toMatchObject({
       code: "document_invalid",
       param: "voice.fallback.voice_id",
@@ -223,20 +242,30 @@ describe("create and patch refusals", () => {
       code: "document_invalid",
       param: "transcriber.fallback.model",
     });
-    const a = await api.createAgent({ model: { fallback: { model: "claude-3-5-haiku", provider: "openai" } } });
+    const a = await api.createAgent({
+      model: { fallback: { model: "claude-3-5-haiku", provider: "openai" } },
+    });
     expect(a.model.fallback).toEqual({ provider: "anthropic", model: "claude-3-5-haiku" });
     // Moving the main engine onto the fallback's provider is refused the same way, naming the main engine.
     const r = await api.patch(`/v1/agents/${a.id}`, { model: { model: "claude-sonnet-4" } });
     expect(r.status).toBe(400);
     expect(r.body.detail).toMatchObject({ code: "document_invalid", param: "model.model" });
     const v = await api.createAgent({ voice: { fallback: { provider: "cartesia", voice_id: "asha" } } });
-    const moved = await api.patch(`/v1/agents/${v.id}`, { voice: { provider: "cartesia", voice_id: "asha" } });
+    const moved = await api.patch(`/v1/agents/${v.id}`, {
+      voice: { provider: "cartesia", voice_id: "asha" },
+    });
     expect(moved.body.detail).toMatchObject({ code: "document_invalid", param: "voice.provider" });
   });
 
   it("unknown and retired models are document_invalid", async () => {
-    expect(await refusal({ model: { model: "gpt-9" } })).toMatchObject({ code: "document_invalid", param: "model.model" });
-    expect(await refusal({ model: { model: "gpt-3.5-turbo" } })).toMatchObject({ code: "document_invalid", param: "model.model" });
+    expect(await refusal({ model: { model: "gpt-9" } })).toMatchObject({
+      code: "document_invalid",
+      param: "model.model",
+    });
+    expect(await refusal({ model: { model: "gpt-3.5-turbo" } })).toMatchObject({
+      code: "document_invalid",
+      param: "model.model",
+    });
     expect(await refusal({ transcriber: { model: "whisper-x" } })).toMatchObject({
       code: "document_invalid",
       param: "transcriber.model",
@@ -244,7 +273,9 @@ describe("create and patch refusals", () => {
   });
 
   it("emotion: a value no provider speaks, or a provider that cannot speak it", async () => {
-    expect(await refusal({ voice: { provider: "cartesia", voice_id: "asha", emotion: "angry" } })).toMatchObject({
+    expect(
+      await refusal({ voice: { provider: "cartesia", voice_id: "asha", emotion: "angry" } }),
+    ).toMatchObject({
       code: "document_invalid",
       param: "voice.emotion",
     });
@@ -257,23 +288,37 @@ describe("create and patch refusals", () => {
 
   it("speed on the provider that does not take it", async () => {
     const lang = { default: "en-US", additional: [] };
-    const d = await refusal({ language: lang, transcriber: { model: "nova-3" }, voice: { provider: "deepgram", voice_id: "thalia", speed: 1.2 } });
+    const d = await refusal({
+      language: lang,
+      transcriber: { model: "nova-3" },
+      voice: { provider: "deepgram", voice_id: "thalia", speed: 1.2 },
+    });
     expect(d).toMatchObject({ code: "voice_config_invalid", param: "voice.speed" });
-    const ok = await api.createAgent({ language: lang, transcriber: { model: "nova-3" }, voice: { provider: "deepgram", voice_id: "thalia" } });
+    const ok = await api.createAgent({
+      language: lang,
+      transcriber: { model: "nova-3" },
+      voice: { provider: "deepgram", voice_id: "thalia" },
+    });
     expect(ok.voice.speed).toBe(1);
   });
 
   it("hold check-in at or after the hold ends", async () => {
-    expect(await refusal({ builtin_tools: { hold_call: { max_seconds: 30, follow_up_seconds: 30 } } })).toMatchObject({
+    expect(
+      await refusal({ builtin_tools: { hold_call: { max_seconds: 30, follow_up_seconds: 30 } } }),
+    ).toMatchObject({
       code: "document_invalid",
       param: "builtin_tools.hold_call.follow_up_seconds",
     });
-    const ok = await api.createAgent({ builtin_tools: { hold_call: { max_seconds: 30, follow_up_seconds: 29 } } });
+    const ok = await api.createAgent({
+      builtin_tools: { hold_call: { max_seconds: 30, follow_up_seconds: 29 } },
+    });
     expect(ok.builtin_tools.hold_call.follow_up_seconds).toBe(29);
   });
 
   it("transfer numbers: E.164, IANA timezone, non-empty hour window", async () => {
-    const tc = (n: Record<string, unknown>) => ({ builtin_tools: { transfer_call: { enabled: true, numbers: [n] } } });
+    const tc = (n: Record<string, unknown>) => ({
+      builtin_tools: { transfer_call: { enabled: true, numbers: [n] } },
+    });
     expect(await refusal(tc({ number: "080-1234", timezone: "Asia/Kolkata" }))).toMatchObject({
       code: "document_invalid",
       param: "builtin_tools.transfer_call.numbers[0].number",
@@ -282,13 +327,24 @@ describe("create and patch refusals", () => {
       code: "document_invalid",
       param: "builtin_tools.transfer_call.numbers[0].timezone",
     });
-    expect(await refusal(tc({ number: "+919812345678", timezone: "Asia/Kolkata", start_hour: 9, end_hour: 9 }))).toMatchObject({
+    expect(
+      await refusal(tc({ number: "+919812345678", timezone: "Asia/Kolkata", start_hour: 9, end_hour: 9 })),
+    ).toMatchObject({
       code: "document_invalid",
       param: "builtin_tools.transfer_call.numbers[0].end_hour",
     });
-    const ok = await api.createAgent(tc({ number: "+919812345678", timezone: "Europe/London", start_hour: 9, end_hour: 17 }));
+    const ok = await api.createAgent(
+      tc({ number: "+919812345678", timezone: "Europe/London", start_hour: 9, end_hour: 17 }),
+    );
     expect(ok.builtin_tools.transfer_call.numbers).toEqual([
-      { number: "+919812345678", priority: 1, start_hour: 9, end_hour: 17, timezone: "Europe/London", max_concurrent_calls: 1 },
+      {
+        number: "+919812345678",
+        priority: 1,
+        start_hour: 9,
+        end_hour: 17,
+        timezone: "Europe/London",
+        max_concurrent_calls: 1,
+      },
     ]);
   });
 
@@ -297,12 +353,18 @@ describe("create and patch refusals", () => {
       code: "document_invalid",
       param: "memory.fields[1].key",
     });
-    expect(await refusal({ memory: { fields: [{ key: "age", type: "number", enum_values: ["1"] }] } })).toMatchObject({
+    expect(
+      await refusal({ memory: { fields: [{ key: "age", type: "number", enum_values: ["1"] }] } }),
+    ).toMatchObject({
       code: "document_invalid",
       param: "memory.fields[0].enum_values",
     });
     const ok = await api.createAgent({
-      memory: { enabled: true, channels: ["outbound", "whatsapp"], fields: [{ key: "zip" }, { key: "city", enum_values: ["Pune", "Delhi"] }] },
+      memory: {
+        enabled: true,
+        channels: ["outbound", "whatsapp"],
+        fields: [{ key: "zip" }, { key: "city", enum_values: ["Pune", "Delhi"] }],
+      },
     });
     expect(ok.memory.fields.map((f: any) => f.key)).toEqual(["city", "zip"]);
     expect(ok.memory.fields[0]).toEqual({
@@ -320,20 +382,32 @@ describe("create and patch refusals", () => {
       { key: "callee_name", default_value: null, system_defined: true, deletable: false },
       { key: "callee_number", default_value: null, system_defined: true, deletable: false },
     ];
-    expect(
-      await refusal({ variables: [{ ...sys[0], system_defined: false }, sys[1]] }),
-    ).toMatchObject({ code: "document_invalid", param: "variables[0].system_defined" });
+    expect(await refusal({ variables: [{ ...sys[0], system_defined: false }, sys[1]] })).toMatchObject({
+      code: "document_invalid",
+      param: "variables[0].system_defined",
+    });
     expect(await refusal({ variables: [...sys, { key: "order_id", deletable: false }] })).toMatchObject({
       code: "document_invalid",
       param: "variables[2].deletable",
     });
-    expect(await refusal({ variables: [{ key: "order_id" }] })).toMatchObject({ code: "document_invalid", param: "variables" });
+    expect(await refusal({ variables: [{ key: "order_id" }] })).toMatchObject({
+      code: "document_invalid",
+      param: "variables",
+    });
     const ok = await api.createAgent({
       variables: [...sys, { key: "order_id", default_value: "none" }],
       system_prompt: "Ask about order {{custom.order_id}} for {{callee_name}}.",
     });
-    expect(ok.variables[2]).toEqual({ key: "order_id", default_value: "none", system_defined: false, deletable: true });
-    expect(await refusal({ system_prompt: "Order {{custom.missing}}" })).toMatchObject({ code: "document_invalid", param: "system_prompt" });
+    expect(ok.variables[2]).toEqual({
+      key: "order_id",
+      default_value: "none",
+      system_defined: false,
+      deletable: true,
+    });
+    expect(await refusal({ system_prompt: "Order {{custom.missing}}" })).toMatchObject({
+      code: "document_invalid",
+      param: "system_prompt",
+    });
   });
 
   it("prompt_tool_reference_invalid: a tool the version does not have; custom tools come from the dashboard", async () => {
@@ -349,30 +423,56 @@ describe("create and patch refusals", () => {
       builtin_tools: { transfer_call: { enabled: true } },
     });
     expect(ok.system_prompt).toContain("<transfer_call>");
-    expect((await api.control("POST", "/_emulator/workspaces/default/custom-tools", { name: "book_slot" })).status).toBe(201);
+    expect(
+      (await api.control("POST", "/_emulator/workspaces/default/custom-tools", { name: "book_slot" })).status,
+    ).toBe(201);
     const custom = await api.createAgent({ system_prompt: "When done, use <book_slot>." });
     expect(custom.system_prompt).toContain("<book_slot>");
   });
 
   it("attachments and WhatsApp settings the workspace does not hold", async () => {
     const unknown = "00000000-0000-4000-8000-000000000000";
-    expect(await refusal({ knowledge_base_ids: [unknown] })).toMatchObject({ code: "document_invalid", param: "knowledge_base_ids[0]" });
-    expect(await refusal({ analysis_group_ids: [unknown] })).toMatchObject({ code: "document_invalid", param: "analysis_group_ids[0]" });
+    expect(await refusal({ knowledge_base_ids: [unknown] })).toMatchObject({
+      code: "document_invalid",
+      param: "knowledge_base_ids[0]",
+    });
+    expect(await refusal({ analysis_group_ids: [unknown] })).toMatchObject({
+      code: "document_invalid",
+      param: "analysis_group_ids[0]",
+    });
     expect(
-      await refusal({ builtin_tools: { send_whatsapp_template: { enabled: true, allowed_templates: ["order_update", "promo_blast"] } } }),
-    ).toMatchObject({ code: "document_invalid", param: "builtin_tools.send_whatsapp_template.allowed_templates[1]" });
-    expect(await refusal({ builtin_tools: { send_whatsapp_template: { phone_number_id: "wa-pnid-9901" } } })).toMatchObject({
+      await refusal({
+        builtin_tools: {
+          send_whatsapp_template: { enabled: true, allowed_templates: ["order_update", "promo_blast"] },
+        },
+      }),
+    ).toMatchObject({
+      code: "document_invalid",
+      param: "builtin_tools.send_whatsapp_template.allowed_templates[1]",
+    });
+    expect(
+      await refusal({ builtin_tools: { send_whatsapp_template: { phone_number_id: "wa-pnid-9901" } } }),
+    ).toMatchObject({
       code: "document_invalid",
       param: "builtin_tools.send_whatsapp_template.phone_number_id",
     });
     const ok = await api.createAgent({
-      builtin_tools: { send_whatsapp_template: { enabled: true, allowed_templates: ["order_update"], phone_number_id: "wa-pnid-0101" } },
+      builtin_tools: {
+        send_whatsapp_template: {
+          enabled: true,
+          allowed_templates: ["order_update"],
+          phone_number_id: "wa-pnid-0101",
+        },
+      },
     });
     expect(ok.builtin_tools.send_whatsapp_template.allowed_templates).toEqual(["order_update"]);
   });
 
   it("a language the catalogue does not list", async () => {
-    expect(await refusal({ language: { default: "xx-XX" } })).toMatchObject({ code: "document_invalid", param: "language.default" });
+    expect(await refusal({ language: { default: "xx-XX" } })).toMatchObject({
+      code: "document_invalid",
+      param: "language.default",
+    });
   });
 });
 
@@ -394,7 +494,10 @@ describe("merge-patch", () => {
     expect(r.body.transcriber.keywords).toEqual(["gamma"]);
     expect(r.body.greeting).toEqual({});
     expect(r.body.voice.fallback.voice_id).toBe("asha");
-    const cleared = await api.patch(`/v1/agents/${a.id}`, { voice: { fallback: null }, system_prompt: "Hello" });
+    const cleared = await api.patch(`/v1/agents/${a.id}`, {
+      voice: { fallback: null },
+      system_prompt: "Hello",
+    });
     expect(cleared.body.voice.fallback).toBeNull();
     expect(cleared.body.voice.voice_id).toBe("meera");
     const unset = await api.patch(`/v1/agents/${a.id}`, { system_prompt: null });
@@ -406,10 +509,20 @@ describe("merge-patch", () => {
     const r = await api.patch(`/v1/agents/${a.id}`, { voice: { fallback: { provider: "elevenlabs" } } });
     expect(r.status).toBe(400);
     expect(r.body.detail).toMatchObject({ code: "document_invalid", param: "voice.fallback.voice_id" });
-    const ok = await api.patch(`/v1/agents/${a.id}`, { voice: { fallback: { provider: "elevenlabs", voice_id: "raju" } } });
-    expect(ok.body.voice.fallback).toEqual({ provider: "elevenlabs", model: "eleven_multilingual_v2", voice_id: "raju" });
+    const ok = await api.patch(`/v1/agents/${a.id}`, {
+      voice: { fallback: { provider: "elevenlabs", voice_id: "raju" } },
+    });
+    expect(ok.body.voice.fallback).toEqual({
+      provider: "elevenlabs",
+      model: "eleven_multilingual_v2",
+      voice_id: "raju",
+    });
     const same = await api.patch(`/v1/agents/${a.id}`, { voice: { fallback: { voice_id: "priya" } } });
-    expect(same.body.voice.fallback).toEqual({ provider: "elevenlabs", model: "eleven_multilingual_v2", voice_id: "priya" });
+    expect(same.body.voice.fallback).toEqual({
+      provider: "elevenlabs",
+      model: "eleven_multilingual_v2",
+      voice_id: "priya",
+    });
   });
 
   it("null on an object resets it to what a new agent reads back", async () => {

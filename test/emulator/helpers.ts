@@ -1,5 +1,10 @@
 /** Shared helpers of the emulator tests: a real emulator on a random port, and a tiny HTTP client. */
-import { DEFAULT_API_KEY, type EmulatorOptions, type RunningEmulator, startEmulator } from "../../src/emulator";
+import {
+  DEFAULT_API_KEY,
+  type EmulatorOptions,
+  type RunningEmulator,
+  startEmulator,
+} from "../../src/emulator";
 
 export interface Answer {
   status: number;

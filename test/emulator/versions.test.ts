@@ -15,7 +15,8 @@ beforeEach(async () => {
 
 const publish = (id: string, n: number, body?: unknown, headers?: Record<string, string>) =>
   api.post(`/v1/agents/${id}/versions/${n}/publish`, body, headers);
-const activate = (id: string, version: number | null) => api.post(`/v1/agents/${id}/activations`, { version });
+const activate = (id: string, version: number | null) =>
+  api.post(`/v1/agents/${id}/activations`, { version });
 
 describe("state machine", () => {
   it("patches the single draft in place, raising document_revision", async () => {
@@ -33,7 +34,11 @@ describe("state machine", () => {
     expect(p.status).toBe(200);
     expect(p.body.is_published).toBe(true);
     // If-Match with the parent's revision succeeds on the branch.
-    const r = await api.patch(`/v1/agents/${a.id}`, { system_prompt: "v1" }, { "If-Match": String(p.body.document_revision) });
+    const r = await api.patch(
+      `/v1/agents/${a.id}`,
+      { system_prompt: "v1" },
+      { "If-Match": String(p.body.document_revision) },
+    );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ version: 1, is_published: false, latest_version: 1, system_prompt: "v1" });
     expect(r.body.document_revision).toBe(p.body.document_revision + 1);
@@ -61,7 +66,12 @@ describe("state machine", () => {
     expect(r.body).toMatchObject({ detail: { code: "version_immutable" }, code: "CONFLICT" });
     const meta = await api.patch(`/v1/agents/${a.id}?version=0`, { label: "launch", notes: "first release" });
     expect(meta.status).toBe(200);
-    expect(meta.body).toMatchObject({ version: 0, is_published: true, label: "launch", notes: "first release" });
+    expect(meta.body).toMatchObject({
+      version: 0,
+      is_published: true,
+      label: "launch",
+      notes: "first release",
+    });
     const rows = await api.get(`/v1/agents/${a.id}/versions`);
     expect(rows.body.data[0]).toMatchObject({ version: 0, label: "launch", notes: "first release" });
     expect((await api.get(`/v1/agents/${a.id}`)).body.latest_version).toBe(0);
@@ -96,7 +106,11 @@ describe("state machine", () => {
 
   it("If-Match: compare-and-set against document_revision", async () => {
     const a = await api.createAgent();
-    const stale = await api.patch(`/v1/agents/${a.id}`, { name: "B" }, { "If-Match": String(a.document_revision + 5) });
+    const stale = await api.patch(
+      `/v1/agents/${a.id}`,
+      { name: "B" },
+      { "If-Match": String(a.document_revision + 5) },
+    );
     expect(stale.status).toBe(409);
     expect(stale.body).toEqual({
       detail: {
@@ -107,10 +121,18 @@ describe("state machine", () => {
       },
       code: "CONFLICT",
     });
-    const ok = await api.patch(`/v1/agents/${a.id}`, { name: "B" }, { "If-Match": `"${a.document_revision}"` });
+    const ok = await api.patch(
+      `/v1/agents/${a.id}`,
+      { name: "B" },
+      { "If-Match": `"${a.document_revision}"` },
+    );
     expect(ok.status).toBe(200);
     // The old revision is now stale.
-    const again = await api.patch(`/v1/agents/${a.id}`, { name: "C" }, { "If-Match": String(a.document_revision) });
+    const again = await api.patch(
+      `/v1/agents/${a.id}`,
+      { name: "C" },
+      { "If-Match": String(a.document_revision) },
+    );
     expect(again.status).toBe(409);
     expect(again.body.detail.current_revision).toBe(a.document_revision + 1);
   });
@@ -161,7 +183,10 @@ describe("versions and publish", () => {
     const a = await api.createAgent();
     const conflict = await publish(a.id, 0, undefined, { "If-Match": "999" });
     expect(conflict.status).toBe(409);
-    expect(conflict.body.detail).toMatchObject({ code: "revision_conflict", current_revision: a.document_revision });
+    expect(conflict.body.detail).toMatchObject({
+      code: "revision_conflict",
+      current_revision: a.document_revision,
+    });
     const p1 = await publish(a.id, 0, { label: "r1" }, { "If-Match": String(a.document_revision) });
     expect(p1.body).toMatchObject({ is_published: true, label: "r1" });
     const p2 = await publish(a.id, 0);
@@ -190,8 +215,20 @@ describe("activations", () => {
 
     const first = await activate(a.id, 1);
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ agent_id: a.id, action: "activate", version: 1, previous_version: null });
-    expect(Object.keys(first.body).sort()).toEqual(["action", "agent_id", "at", "id", "previous_version", "version"]);
+    expect(first.body).toMatchObject({
+      agent_id: a.id,
+      action: "activate",
+      version: 1,
+      previous_version: null,
+    });
+    expect(Object.keys(first.body).sort()).toEqual([
+      "action",
+      "agent_id",
+      "at",
+      "id",
+      "previous_version",
+      "version",
+    ]);
 
     const again = await activate(a.id, 1);
     expect(again.status).toBe(200);
@@ -204,7 +241,12 @@ describe("activations", () => {
     const agent = await api.get(`/v1/agents/${a.id}`);
     expect(agent.body).toMatchObject({ live_version: 0, version: 1, is_live: false });
     const summary = await api.get("/v1/agents");
-    expect(summary.body.data[0]).toMatchObject({ id: a.id, is_live: true, live_version: 0, latest_version: 1 });
+    expect(summary.body.data[0]).toMatchObject({
+      id: a.id,
+      is_live: true,
+      live_version: 0,
+      latest_version: 1,
+    });
 
     const off = await activate(a.id, null);
     expect(off.status).toBe(201);
