@@ -50,12 +50,3 @@ export function holdingsOf(ws: WorkspaceState): Holdings {
 export function refuseIf(issues: Issue[]): void {
   if (issues.length) throw ruleError(issues, isValidationType);
 }
-
-/** Runs every agent rule against the workspace and catalogue. */
-export function agentIssues(
-  config: Parameters<typeof checkAgent>[0],
-  ws: WorkspaceState,
-  catalogue: Catalogue,
-): Issue[] {
-  return checkAgent(config, { catalogue, holdings: holdingsOf(ws) });
-}

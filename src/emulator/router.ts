@@ -1,6 +1,6 @@
 /** Path matching with method fallback (405) and path-parameter checks by route family. */
 import { type Issue, isUuid } from "../spec";
-import { apiError, invalidRequest, methodNotAllowed, notFoundPath, validationError } from "./http";
+import { apiError, invalidRequest, methodNotAllowed, notFoundPath } from "./http";
 
 /** A compiled route. */
 export interface Compiled<T> {
@@ -94,5 +94,3 @@ export function pathParamIssues(params: Record<string, string>): Issue[] {
   }
   return issues;
 }
-
-export { validationError };

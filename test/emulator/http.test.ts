@@ -53,7 +53,12 @@ describe("envelopes and headers", () => {
 
 describe("auth and workspaces", () => {
   it("missing or invalid key: 401 {detail: 'Invalid API key', code: 'UNAUTHORIZED'}", async () => {
-    for (const headers of [{}, { Authorization: "Bearer nope" }, { Authorization: "Basic va_acme" }]) {
+    const variants: Record<string, string>[] = [
+      {},
+      { Authorization: "Bearer nope" },
+      { Authorization: "Basic va_acme" },
+    ];
+    for (const headers of variants) {
       const r = await request(`${api.emu.url}/v1/agents`, "GET", undefined, headers);
       expect(r.status).toBe(401);
       expect(r.body).toEqual({ detail: "Invalid API key", code: "UNAUTHORIZED" });
