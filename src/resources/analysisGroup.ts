@@ -18,12 +18,13 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { AnalysisGroup as AnalysisGroupRecord, ApiError, VoiceAgentClient } from "../client";
+import { client } from "../provider/context";
 import type { ResourceHandler } from "../provider/handlers";
 import { changedKeys, containsUnknown, fromWire, project, toWire, UNKNOWN } from "../provider/normalize";
 import { withProvider } from "../provider/providerResource";
 import { dynamicProvider } from "../provider/shim";
 import { failure, knownPart } from "../provider/validate";
-import { AnalysisGroupInput, checkAnalysisGroupRules, DEFAULT_ANALYSIS_GROUP_NAME, zodIssues } from "../spec";
+import { AnalysisGroupInput, checkAnalysisGroupRules, DEFAULT_ANALYSIS_GROUP_NAME, parseWith } from "../spec";
 
 type In<T> = pulumi.Input<T>;
 
@@ -66,7 +67,8 @@ export class AnalysisGroup extends pulumi.dynamic.Resource {
   declare readonly groupId: pulumi.Output<string>;
   /** Item ids by item name: stable while an item keeps its name. */
   declare readonly itemIds: pulumi.Output<Record<string, string>>;
-  declare readonly name: pulumi.Output<string>;
+  /** The declared name (unset when an adopted group's name is not managed). */
+  declare readonly name: pulumi.Output<string | undefined>;
   declare readonly enabled: pulumi.Output<boolean | undefined>;
 
   constructor(name: string, args: AnalysisGroupArgs, opts?: pulumi.CustomResourceOptions) {
@@ -202,8 +204,18 @@ function explainInUse(err: unknown, props: Record<string, any>, id: string): nev
   throw err;
 }
 
-async function client(): Promise<VoiceAgentClient> {
-  return require("../provider/context").client();
+/**
+ * A declared item with stand-ins for the values unknown during preview, so the rules check what is
+ * known without reporting what is not (each stand-in is valid and unique).
+ */
+function knownItem(item: unknown, i: number): unknown {
+  if (item === UNKNOWN) return { name: `(known after apply ${i})`, type: "text" };
+  if (!item || typeof item !== "object") return item;
+  const it = { ...(item as Config) };
+  if (it.name === UNKNOWN) it.name = `(known after apply ${i})`;
+  if (it.type === UNKNOWN) it.type = it.enumValues !== undefined && it.enumValues !== null ? "enum" : "text";
+  if (it.enumValues === UNKNOWN) it.enumValues = it.type === "enum" ? ["(known after apply)"] : undefined;
+  return it;
 }
 
 export const analysisGroupHandler: ResourceHandler = {
@@ -220,7 +232,9 @@ export const analysisGroupHandler: ResourceHandler = {
     ) {
       failures.push({ property: "adoptDefault", reason: "adoptDefault: must be a boolean" });
     }
-    const wire = toWire(knownPart(Object.fromEntries(GROUP_FIELDS.map((k) => [k, news[k]])))) as Config;
+    const declared: Config = Object.fromEntries(GROUP_FIELDS.map((k) => [k, news[k]]));
+    if (Array.isArray(declared.items)) declared.items = declared.items.map(knownItem);
+    const wire = toWire(knownPart(declared)) as Config;
     if (news.name === UNKNOWN || (news.name === undefined && adopting)) wire.name = "(kept)";
     if (news.name === undefined && !adopting) {
       failures.push({
@@ -228,8 +242,8 @@ export const analysisGroupHandler: ResourceHandler = {
         reason: "name: Field required (missing): set a name, or adopt a group with adoptDefault or adoptId",
       });
     } else {
-      const parsed = AnalysisGroupInput.safeParse(wire);
-      if (!parsed.success) failures.push(...zodIssues(parsed.error).map(failure));
+      const parsed = parseWith(AnalysisGroupInput, wire);
+      if (!parsed.ok) failures.push(...parsed.issues.map(failure));
       else failures.push(...checkAnalysisGroupRules(parsed.data).map(failure));
     }
     return { inputs: news, failures };

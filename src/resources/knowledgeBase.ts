@@ -20,12 +20,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiError, KnowledgeBase as KnowledgeBaseRecord, VoiceAgentClient } from "../client";
+import { client } from "../provider/context";
 import type { ResourceHandler } from "../provider/handlers";
 import { changedKeys, containsUnknown, UNKNOWN } from "../provider/normalize";
 import { withProvider } from "../provider/providerResource";
 import { dynamicProvider } from "../provider/shim";
 import { failure, knownPart } from "../provider/validate";
-import { checkKnowledgeBaseRules, KnowledgeBaseInput, zodIssues } from "../spec";
+import { checkKnowledgeBaseRules, KnowledgeBaseInput, parseWith } from "../spec";
 
 type In<T> = pulumi.Input<T>;
 
@@ -216,21 +217,30 @@ async function waitReady(
   }
 }
 
-async function client(): Promise<VoiceAgentClient> {
-  return require("../provider/context").client();
+/**
+ * A declared document with stand-ins for the values unknown during preview, so the rules check
+ * what is known without reporting what is not (each stand-in is valid and unique).
+ */
+function knownDocument(d: unknown, i: number): unknown {
+  if (d === UNKNOWN) return { name: `(known after apply ${i})`, text: "(known after apply)" };
+  if (!d || typeof d !== "object") return d;
+  const doc = { ...(d as Record<string, unknown>) };
+  if (doc.name === UNKNOWN) doc.name = `(known after apply ${i})`;
+  if (doc.text === UNKNOWN) doc.text = "(known after apply)";
+  if (doc.url === UNKNOWN) doc.url = "https://known.after.apply";
+  return doc;
 }
 
 export const knowledgeBaseHandler: ResourceHandler = {
   async check(_olds, news) {
     const failures: pulumi.dynamic.CheckFailure[] = [];
     const wire: Record<string, any> = knownPart({
-      name: news.name,
+      name: news.name === UNKNOWN ? "(known after apply)" : news.name,
       description: news.description,
-      documents: news.documents,
+      documents: Array.isArray(news.documents) ? news.documents.map(knownDocument) : news.documents,
     }) as Record<string, any>;
-    if (news.name === UNKNOWN) wire.name = "(known after apply)";
-    const parsed = KnowledgeBaseInput.safeParse(wire);
-    if (!parsed.success) failures.push(...zodIssues(parsed.error).map(failure));
+    const parsed = parseWith(KnowledgeBaseInput, wire);
+    if (!parsed.ok) failures.push(...parsed.issues.map(failure));
     else failures.push(...checkKnowledgeBaseRules(parsed.data).map(failure));
     const t = news.readyTimeoutSeconds;
     if (t !== undefined && t !== UNKNOWN && (typeof t !== "number" || !Number.isFinite(t) || t <= 0)) {

@@ -17,7 +17,7 @@
  * Results are camelCase.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { VoiceAgentClient } from "../client";
+import { ClientConfigError, configFromPulumi, VoiceAgentClient } from "../client";
 import { fromWire } from "../provider/normalize";
 
 type In<T> = pulumi.Input<T>;
@@ -150,21 +150,27 @@ export interface GetModelsOutputArgs {
   includeRetired?: In<boolean>;
 }
 
-const clients = new Map<string, VoiceAgentClient>();
-
-/** The client for `namespace`, built once per program from the stack configuration. */
+/**
+ * A client for `namespace`, from the stack configuration. Clients are cheap: connections and the
+ * request pacing are shared by every client of the same base URL and key.
+ */
 function lookupClient(opts: LookupOptions = {}): VoiceAgentClient {
   const namespace = opts.namespace ?? "voice-agent";
-  let c = clients.get(namespace);
-  if (!c) {
-    const { configFromPulumi, VoiceAgentClient } = require("../client") as typeof import("../client");
-    const config = new pulumi.Config(namespace);
-    // `configFromPulumi` asks for `voice-agent:<key>`, then `<key>`; the namespace's Config answers the short form.
-    const source = { get: (key: string) => (key.includes(":") ? undefined : config.get(key)) };
-    c = new VoiceAgentClient(configFromPulumi(source, namespace === "voice-agent" ? process.env : {}));
-    clients.set(namespace, c);
+  const config = new pulumi.Config(namespace);
+  // `configFromPulumi` asks for `voice-agent:<key>`, then `<key>`; the namespace's Config answers the short form.
+  const source = { get: (key: string) => (key.includes(":") ? undefined : config.get(key)) };
+  if (namespace === "voice-agent") return new VoiceAgentClient(configFromPulumi(source, process.env));
+  try {
+    return new VoiceAgentClient(configFromPulumi(source, {}));
+  } catch (err) {
+    // Name the namespace's keys; the environment fallbacks apply to the default namespace only.
+    if (!(err instanceof ClientConfigError)) throw err;
+    throw new ClientConfigError(
+      err.message
+        .replaceAll("voice-agent:", `${namespace}:`)
+        .replace(/ or the VOICE_AGENT_\w+ environment variable| \(or VOICE_AGENT_\w+\)/g, ""),
+    );
   }
-  return c;
 }
 
 const camel = <T>(rows: unknown): T => fromWire(rows) as T;

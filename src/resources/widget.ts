@@ -21,6 +21,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiError, VoiceAgentClient, WidgetT } from "../client";
+import { client } from "../provider/context";
 import type { ResourceHandler } from "../provider/handlers";
 import {
   changedKeys,
@@ -36,7 +37,7 @@ import {
 import { withProvider } from "../provider/providerResource";
 import { dynamicProvider } from "../provider/shim";
 import { failure, knownPart } from "../provider/validate";
-import { checkWidgetRules, type Issue, WidgetPatch, zodIssues } from "../spec";
+import { checkWidgetRules, type Issue, parseWith, WidgetPatch } from "../spec";
 
 type In<T> = pulumi.Input<T>;
 
@@ -290,10 +291,6 @@ function widgetFailure(issue: Issue): pulumi.dynamic.CheckFailure {
   return { property, reason: `${property}: ${message} (${issue.code})` };
 }
 
-async function client(): Promise<VoiceAgentClient> {
-  return require("../provider/context").client();
-}
-
 export const widgetHandler: ResourceHandler = {
   async check(_olds, news) {
     const failures: pulumi.dynamic.CheckFailure[] = [];
@@ -328,18 +325,22 @@ export const widgetHandler: ResourceHandler = {
     const declared: Config = {};
     for (const key of MANAGED_FIELDS) if (inputs[key] !== undefined) declared[key] = inputs[key];
     const body = toWire(knownPart(declared), OPAQUE) as Record<string, any>;
-    const parsed = WidgetPatch.safeParse(body);
-    if (!parsed.success) {
-      failures.push(...zodIssues(parsed.error).map(widgetFailure));
-    } else {
-      failures.push(...checkWidgetRules(parsed.data).map(widgetFailure));
-      for (const [k, v] of Object.entries(body.default_variables ?? {})) {
-        if (typeof v !== "string") {
-          failures.push({
-            property: `defaultVariables.${k}`,
-            reason: `defaultVariables.${k}: must be a string (remove the key to remove the variable)`,
-          });
-        }
+    const parsed = parseWith(WidgetPatch, body);
+    if (!parsed.ok) failures.push(...parsed.issues.map(widgetFailure));
+    // The origin rules run whatever else is wrong, on the origins that are strings.
+    const origins = Array.isArray(body.allowed_origins) ? body.allowed_origins : [];
+    const issues = checkWidgetRules({
+      allowed_origins: origins.map((o: unknown) => (typeof o === "string" ? o : "https://x")),
+    });
+    failures.push(...issues.map(widgetFailure));
+    for (const [k, v] of Object.entries(
+      isPlainObject(body.default_variables) ? body.default_variables : {},
+    )) {
+      if (v === null) {
+        failures.push({
+          property: `defaultVariables.${k}`,
+          reason: `defaultVariables.${k}: must be a string (remove the key to remove the variable)`,
+        });
       }
     }
     return { inputs, failures };

@@ -1,0 +1,299 @@
+/**
+ * AnalysisGroup handlers against the emulator: validation at preview, create/diff/update/read/delete,
+ * item identity kept across updates, fields left unset not managed, drift on refresh, adoption of
+ * the Default Analysis group (left in place on destroy), and delete refused while an agent uses it.
+ */
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { VoiceAgentClient } from "../../src/client";
+import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { useClient } from "../../src/provider/context";
+import { UNKNOWN } from "../../src/provider/normalize";
+import { analysisGroupHandler as h } from "../../src/resources/analysisGroup";
+
+let emu: RunningEmulator;
+let client: VoiceAgentClient;
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+  client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+  useClient(client);
+});
+afterAll(async () => {
+  useClient(undefined);
+  await emu?.close();
+});
+
+async function up(inputs: Record<string, any>) {
+  const checked = await h.check({}, inputs);
+  expect(checked.failures ?? []).toEqual([]);
+  const created = await h.create(checked.inputs);
+  return { id: created.id, inputs: checked.inputs, outs: created.outs as Record<string, any> };
+}
+
+const ITEMS = [
+  { name: "Resolved", description: "Was the issue resolved?", type: "boolean" },
+  {
+    name: "Reason",
+    description: "Why the customer called.",
+    type: "enum",
+    enumValues: ["order", "refund", "other"],
+  },
+  { name: "Wait", type: "number", enabled: false },
+];
+
+describe("validation at preview", () => {
+  test("every problem names the field as the program spells it", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        name: "",
+        items: [
+          { name: "Mood", type: "enum" },
+          { name: "Score", type: "number", enumValues: ["a"] },
+          { name: "Mood", type: "text" },
+          { name: "Colour", type: "color" },
+        ],
+      },
+    );
+    const props = (failures ?? []).map((f) => f.property).sort();
+    expect(props).toEqual(expect.arrayContaining(["name", "items[3].type"]));
+    for (const f of failures ?? []) expect(f.reason.startsWith(`${f.property}:`)).toBe(true);
+
+    const rules = await h.check(
+      {},
+      {
+        name: "Group",
+        items: [
+          { name: "Mood", type: "enum" },
+          { name: "Score", type: "number", enumValues: ["a"] },
+          { name: "Mood", type: "text" },
+        ],
+      },
+    );
+    expect(rules.failures?.map((f) => f.property).sort()).toEqual(
+      ["items[0].enumValues", "items[1].enumValues", "items[2].name"].sort(),
+    );
+  });
+
+  test("a name is required unless adopting; adopting one way at a time; unknowns tolerated", async () => {
+    expect((await h.check({}, { items: [] })).failures?.map((f) => f.property)).toEqual(["name"]);
+    expect((await h.check({}, { adoptDefault: true })).failures).toEqual([]);
+    expect(
+      (await h.check({}, { adoptDefault: true, adoptId: "x" })).failures?.map((f) => f.property),
+    ).toEqual(["adoptId"]);
+    const unknown = await h.check(
+      {},
+      {
+        name: UNKNOWN,
+        items: [{ name: UNKNOWN, type: "enum", enumValues: UNKNOWN }, { name: "b", type: UNKNOWN }, UNKNOWN],
+      },
+    );
+    expect(unknown.failures).toEqual([]);
+  });
+});
+
+describe("lifecycle", () => {
+  test("create, then no diff for item order or fields left unset; refresh finds nothing", async () => {
+    const { id, inputs, outs } = await up({
+      name: "Support quality",
+      description: "After each call",
+      items: ITEMS,
+    });
+    expect(outs.groupId).toBe(id);
+    expect(Object.keys(outs.itemIds).sort()).toEqual(["Reason", "Resolved", "Wait"]);
+    const group = await client.getAnalysisGroup(id);
+    // Items are created in the order the program lists them.
+    expect(group?.items.map((i) => i.name)).toEqual(["Resolved", "Reason", "Wait"]);
+    expect(group?.items[2]?.enabled).toBe(false);
+
+    expect((await h.diff(id, outs, inputs)).changes).toBe(false);
+    expect((await h.diff(id, outs, { ...inputs, items: [...ITEMS].reverse() })).changes).toBe(false);
+    const read = await h.read(id, outs);
+    expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
+    expect(read.props.itemIds).toEqual(outs.itemIds);
+  });
+
+  test("items keep their ids when only their fields change; a renamed item is a new item", async () => {
+    const first = await up({ name: "Identity", items: ITEMS });
+    const news = {
+      name: "Identity",
+      items: [
+        { name: "Resolved", description: "Was it resolved on this call?", type: "boolean" },
+        {
+          name: "Reason",
+          description: "Why the customer called.",
+          type: "enum",
+          enumValues: ["order", "refund", "billing", "other"],
+        },
+        { name: "Waiting time", type: "number" },
+      ],
+    };
+    expect((await h.diff(first.id, first.outs, news)).changes).toBe(true);
+    const spy = vi.spyOn(client, "replaceAnalysisGroup");
+    let outs: Record<string, any>;
+    try {
+      outs = (await h.update(first.id, first.outs, news)).outs as Record<string, any>;
+      const sent = spy.mock.calls[0]?.[1] as any;
+      expect(sent.items.map((i: any) => i.id)).toEqual([
+        first.outs.itemIds.Resolved,
+        first.outs.itemIds.Reason,
+        undefined,
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(outs.itemIds.Resolved).toBe(first.outs.itemIds.Resolved);
+    expect(outs.itemIds.Reason).toBe(first.outs.itemIds.Reason);
+    expect(outs.itemIds["Waiting time"]).toEqual(expect.any(String));
+    expect(outs.itemIds.Wait).toBeUndefined();
+    const group = await client.getAnalysisGroup(first.id);
+    expect(group?.items.find((i) => i.name === "Reason")?.enum_values).toEqual([
+      "order",
+      "refund",
+      "billing",
+      "other",
+    ]);
+    expect((await h.diff(first.id, outs, news)).changes).toBe(false);
+  });
+
+  test("group and item fields left unset keep the service's values through an update", async () => {
+    const { id, outs } = await up({ name: "Unset fields", items: [{ name: "Topic", type: "text" }] });
+    // Set elsewhere: a description and a disabled item; the program sets neither.
+    const g = await client.getAnalysisGroup(id);
+    await client.replaceAnalysisGroup(id, {
+      name: "Unset fields",
+      description: "Dashboard text",
+      enabled: true,
+      items: [
+        {
+          id: g?.items[0]?.id,
+          name: "Topic",
+          type: "text",
+          description: "Dashboard item text",
+          enabled: false,
+        },
+      ],
+    });
+    const read = await h.read(id, outs);
+    const inputs = { name: "Unset fields", items: [{ name: "Topic", type: "text" }] };
+    expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
+    await h.update(id, read.props, { ...inputs, name: "Unset fields renamed" });
+    const after = await client.getAnalysisGroup(id);
+    expect(after?.name).toBe("Unset fields renamed");
+    expect(after?.description).toBe("Dashboard text");
+    expect(after?.items[0]).toMatchObject({
+      id: g?.items[0]?.id,
+      description: "Dashboard item text",
+      enabled: false,
+    });
+  });
+
+  test("refresh shows a dashboard edit of a managed field, and an extra item, as drift", async () => {
+    const { id, inputs, outs } = await up({
+      name: "Drifting",
+      enabled: true,
+      items: [{ name: "A", type: "text", enabled: true }],
+    });
+    const g = await client.getAnalysisGroup(id);
+    await client.replaceAnalysisGroup(id, {
+      name: "Drifting",
+      enabled: false,
+      items: [
+        { id: g?.items[0]?.id, name: "A", type: "text", enabled: false },
+        { name: "B", type: "boolean" },
+      ],
+    });
+    const read = await h.read(id, outs);
+    expect((await h.diff(id, read.props, inputs)).changes).toBe(true);
+    expect(read.inputs?.enabled).toBe(false);
+    expect(read.inputs?.items).toEqual([
+      { name: "A", type: "text", enabled: false },
+      { name: "B", type: "boolean" },
+    ]);
+    // The next up restores the declaration: B removed, A enabled with its id kept.
+    const written = (await h.update(id, read.props, inputs)).outs as Record<string, any>;
+    expect(written.itemIds).toEqual({ A: g?.items[0]?.id });
+    expect((await client.getAnalysisGroup(id))?.enabled).toBe(true);
+  });
+
+  test("delete removes the group; while an agent uses it the error names the agent", async () => {
+    const { id, outs } = await up({ name: "Attached", items: [] });
+    const agent = await client.createAgent({ name: "Analysis user", analysis_group_ids: [id] } as any);
+    const err = (await h.delete(id, outs).catch((e) => e)) as Error;
+    expect(err.message).toMatch(/Analysis group "Attached".*cannot be deleted while agents use it/);
+    expect(err.message).toContain("Analysis user");
+    expect(err.message).toContain(agent.id);
+    await client.patchAgent(agent.id, { analysis_group_ids: [] });
+    await h.delete(id, outs);
+    expect(await client.getAnalysisGroup(id)).toBeUndefined();
+    expect((await h.read(id, outs)).id).toBeUndefined();
+  });
+});
+
+describe("the Default Analysis group", () => {
+  test("is adopted, edited with item identity kept, and left in place on destroy", async () => {
+    const before = (await client.listAnalysisGroups().toArray()).find((g) => g.name === "Default Analysis");
+    expect(before).toBeDefined();
+    const ids = Object.fromEntries((before?.items ?? []).map((i) => [i.name, i.id]));
+    const items = [
+      { name: "User Sentiment", type: "enum", enumValues: ["positive", "neutral", "negative", "angry"] },
+      { name: "Outcome", type: "text" },
+      { name: "Language", type: "text", enabled: false },
+      { name: "Callback requested", type: "boolean" },
+    ];
+    const { id, inputs, outs } = await up({ adoptDefault: true, items });
+    expect(id).toBe(before?.id);
+    expect(outs.name).toBeUndefined();
+    expect(outs.itemIds["User Sentiment"]).toBe(ids["User Sentiment"]);
+    expect(outs.itemIds.Outcome).toBe(ids.Outcome);
+    expect(outs.itemIds.Language).toBe(ids.Language);
+    const group = await client.getAnalysisGroup(id);
+    expect(group?.name).toBe("Default Analysis");
+    // Item descriptions the program does not set are kept.
+    expect(group?.items.find((i) => i.name === "Outcome")?.description).toBe(
+      before?.items.find((i) => i.name === "Outcome")?.description,
+    );
+    expect(group?.items.map((i) => i.name)).toEqual([
+      "User Sentiment",
+      "Outcome",
+      "Language",
+      "Callback requested",
+    ]);
+    expect((await h.diff(id, outs, inputs)).changes).toBe(false);
+    const read = await h.read(id, outs);
+    expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
+
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const del = vi.spyOn(client, "deleteAnalysisGroup");
+    try {
+      await h.delete(id, read.props);
+      expect(del).not.toHaveBeenCalled();
+      expect(log.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(
+        /Default Analysis group.*left in place/,
+      );
+    } finally {
+      log.mockRestore();
+      del.mockRestore();
+    }
+    // Nothing restored: the group keeps what the stack wrote.
+    expect((await client.getAnalysisGroup(id))?.items.length).toBe(4);
+  });
+
+  test("adoptId takes over a group by id; a protected group is never deleted", async () => {
+    const def = (await client.listAnalysisGroups().toArray()).find((g) => g.name === "Default Analysis");
+    const { id, outs } = await up({ adoptId: def?.id, description: "Managed by Pulumi" });
+    expect(id).toBe(def?.id);
+    expect((await client.getAnalysisGroup(id))?.description).toBe("Managed by Pulumi");
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      await h.delete(id, outs);
+      expect(log.mock.calls.map((c) => String(c[0])).join("\n")).toMatch(/protected.*left in place/);
+    } finally {
+      log.mockRestore();
+    }
+    expect(await client.getAnalysisGroup(id)).toBeDefined();
+    await expect(h.create({ adoptId: "00000000-0000-4000-8000-000000000000" })).rejects.toThrow(
+      /adoptId: there is no analysis group/,
+    );
+  });
+});

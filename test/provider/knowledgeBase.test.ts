@@ -1,0 +1,259 @@
+/**
+ * KnowledgeBase handlers against the emulator: validation at preview, create and update waiting
+ * until every document is ready, failed documents and the timeout, no diff for document order or
+ * unset fields, drift on refresh, and delete refused while an agent uses it.
+ */
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { VoiceAgentClient } from "../../src/client";
+import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { useClient } from "../../src/provider/context";
+import { UNKNOWN } from "../../src/provider/normalize";
+import { knowledgeBaseHandler as h } from "../../src/resources/knowledgeBase";
+
+const PROCESSING_MS = 150;
+let emu: RunningEmulator;
+let client: VoiceAgentClient;
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, kbProcessingMs: PROCESSING_MS });
+  client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+  useClient(client);
+});
+afterAll(async () => {
+  useClient(undefined);
+  await emu?.close();
+});
+
+async function up(inputs: Record<string, any>) {
+  const checked = await h.check({}, inputs);
+  expect(checked.failures ?? []).toEqual([]);
+  const created = await h.create(checked.inputs);
+  return { id: created.id, inputs: checked.inputs, outs: created.outs as Record<string, any> };
+}
+
+const DOCS = [
+  { name: "faq", text: "Q: When do you open? A: At nine." },
+  { name: "returns", url: "https://shop.example.com/returns" },
+];
+
+describe("validation at preview", () => {
+  test("every problem names the field", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        name: "",
+        documents: [
+          { name: "both", text: "x", url: "https://a.example.com" },
+          { name: "ftp", url: "ftp://files.example.com/a" },
+          { name: "faq", text: "a" },
+          { name: "faq", text: "b" },
+          { name: "", text: "c" },
+        ],
+        readyTimeoutSeconds: -5,
+      },
+    );
+    const props = (failures ?? []).map((f) => f.property);
+    expect(props).toEqual(
+      expect.arrayContaining([
+        "name",
+        "documents[0].text",
+        "documents[1].url",
+        "documents[4].name",
+        "readyTimeoutSeconds",
+      ]),
+    );
+    for (const f of failures ?? []) expect(f.reason.startsWith(`${f.property}:`)).toBe(true);
+    const dup = await h.check(
+      {},
+      {
+        name: "kb",
+        documents: [
+          { name: "faq", text: "a" },
+          { name: "faq", text: "b" },
+        ],
+      },
+    );
+    expect(dup.failures?.map((f) => f.property)).toEqual(["documents[1].name"]);
+    expect(dup.failures?.[0]?.reason).toMatch(/listed twice/);
+  });
+
+  test("values unknown during preview are tolerated", async () => {
+    const { failures } = await h.check(
+      {},
+      { name: UNKNOWN, documents: [{ name: "a", text: UNKNOWN }, UNKNOWN] },
+    );
+    expect(failures).toEqual([]);
+  });
+});
+
+describe("lifecycle", () => {
+  test("create waits until every document is ready; nothing to change afterwards", async () => {
+    const started = Date.now();
+    const { id, inputs, outs } = await up({ name: "Shop FAQ", documents: DOCS });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(PROCESSING_MS - 20);
+    expect(outs.knowledgeBaseId).toBe(id);
+    expect(outs.kbType).toBe("non_deterministic");
+    expect(outs.documentStatuses.map((d: any) => [d.name, d.source, d.status])).toEqual([
+      ["faq", "text", "ready"],
+      ["returns", "url", "ready"],
+    ]);
+    const kb = await client.getKnowledgeBase(id);
+    expect(kb.documents.every((d) => d.status === "ready")).toBe(true);
+
+    expect((await h.diff(id, outs, inputs)).changes).toBe(false);
+    // Documents are a set: order does not matter.
+    expect((await h.diff(id, outs, { ...inputs, documents: [...DOCS].reverse() })).changes).toBe(false);
+    const read = await h.read(id, outs);
+    expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
+    expect(read.inputs?.documents).toEqual(outs.documents);
+  });
+
+  test("update replaces the document set, keeps unchanged documents, and waits again", async () => {
+    const first = await up({ name: "Policies", documents: DOCS });
+    const ids = Object.fromEntries(first.outs.documentStatuses.map((d: any) => [d.name, d.id]));
+    const news = {
+      name: "Policies v2",
+      documents: [
+        { name: "faq", text: "Q: When do you open? A: At nine." },
+        { name: "returns", text: "Returns within 30 days." },
+        { name: "shipping", url: "https://shop.example.com/shipping" },
+      ],
+    };
+    expect((await h.diff(first.id, first.outs, news)).changes).toBe(true);
+    const spy = vi.spyOn(client, "replaceKnowledgeBase");
+    let outs: Record<string, any>;
+    try {
+      outs = (await h.update(first.id, first.outs, news)).outs as Record<string, any>;
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(spy.mock.calls[0]?.[1]).toEqual({
+        name: "Policies v2",
+        description: null,
+        documents: [
+          { name: "faq", text: "Q: When do you open? A: At nine." },
+          { name: "returns", text: "Returns within 30 days." },
+          { name: "shipping", url: "https://shop.example.com/shipping" },
+        ],
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(outs.documentStatuses.every((d: any) => d.status === "ready")).toBe(true);
+    const after = Object.fromEntries(outs.documentStatuses.map((d: any) => [d.name, d.id]));
+    expect(after.faq).toBe(ids.faq);
+    expect((await h.diff(first.id, outs, news)).changes).toBe(false);
+    const kb = await client.getKnowledgeBase(first.id);
+    expect(kb.name).toBe("Policies v2");
+    expect(kb.documents.map((d) => d.name).sort()).toEqual(["faq", "returns", "shipping"]);
+  });
+
+  test("a changed text is a change; a description left unset is not managed", async () => {
+    const { id, inputs, outs } = await up({ name: "Texts", documents: [{ name: "a", text: "one" }] });
+    expect((await h.diff(id, outs, { ...inputs, documents: [{ name: "a", text: "two" }] })).changes).toBe(
+      true,
+    );
+    // A description written elsewhere is kept by an update and never shows as a diff.
+    await client.replaceKnowledgeBase(id, {
+      name: "Texts",
+      description: "Set in the dashboard",
+      documents: [{ name: "a", text: "one" }],
+    });
+    const read = await h.read(id, outs);
+    expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
+    await h.update(id, read.props, { ...inputs, name: "Texts renamed" });
+    expect((await client.getKnowledgeBase(id)).description).toBe("Set in the dashboard");
+    // Once declared, it is managed.
+    const declared = { ...inputs, name: "Texts renamed", description: "Ours" };
+    const outs2 = (await h.update(id, read.props, declared)).outs as Record<string, any>;
+    expect((await client.getKnowledgeBase(id)).description).toBe("Ours");
+    expect((await h.diff(id, outs2, declared)).changes).toBe(false);
+    expect((await h.diff(id, outs2, { ...declared, description: null })).changes).toBe(true);
+  });
+
+  test("refresh shows documents added or changed elsewhere as drift", async () => {
+    const { id, inputs, outs } = await up({
+      name: "Drift",
+      documents: [
+        { name: "a", text: "one" },
+        { name: "b", url: "https://b.example.com" },
+      ],
+    });
+    await client.replaceKnowledgeBase(id, {
+      name: "Drift",
+      documents: [
+        { name: "a", text: "one" },
+        { name: "b", url: "https://b.example.com/moved" },
+        { name: "c", text: "added in the dashboard" },
+      ],
+    });
+    const read = await h.read(id, outs);
+    expect((await h.diff(id, read.props, inputs)).changes).toBe(true);
+    const docs = read.inputs?.documents as any[];
+    expect(docs.map((d) => d.name)).toEqual(["a", "b", "c"]);
+    expect(docs[0]).toEqual({ name: "a", text: "one" });
+    expect(docs[1]).toEqual({ name: "b", url: "https://b.example.com/moved" });
+    expect(docs[2].text).toMatch(/not readable/);
+    // The next up puts the declared set back.
+    await h.update(id, read.props, inputs);
+    expect((await client.getKnowledgeBase(id)).documents.map((d) => d.name).sort()).toEqual(["a", "b"]);
+  });
+
+  test("a failed document fails the create with its name and error; the knowledge base stays in the state", async () => {
+    const inputs = {
+      name: "Broken",
+      documents: [
+        { name: "good", text: "fine" },
+        { name: "dead-link", url: "https://docs.invalid/manual" },
+      ],
+    };
+    const err = (await h.create(inputs).catch((e) => e)) as Error & { id?: string; properties?: any };
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toMatch(/"dead-link": could not fetch https:\/\/docs\.invalid\/manual/);
+    expect(err.message).not.toMatch(/"good"/);
+    // An initialization failure: Pulumi records the id and the next up updates instead of duplicating.
+    expect(err.id).toEqual(expect.any(String));
+    expect(err.properties.knowledgeBaseId).toBe(err.id);
+    expect(err.properties.documentStatuses.find((d: any) => d.name === "dead-link").status).toBe("failed");
+    // The update fails the same way until the document is fixed.
+    await expect(h.update(err.id as string, err.properties, inputs)).rejects.toThrow(/dead-link/);
+    const fixed = {
+      ...inputs,
+      documents: [inputs.documents[0], { name: "dead-link", url: "https://docs.example.com/manual" }],
+    };
+    const { outs } = await h.update(err.id as string, err.properties, fixed);
+    expect((outs as any).documentStatuses.every((d: any) => d.status === "ready")).toBe(true);
+  });
+
+  test("waiting stops at readyTimeoutSeconds with the documents still processing named", async () => {
+    const slow = await startEmulator({ port: 0, kbProcessingMs: 5_000 });
+    useClient(new VoiceAgentClient({ baseUrl: slow.url, apiKey: DEFAULT_API_KEY }));
+    try {
+      const started = Date.now();
+      const err = (await h
+        .create({ name: "Slow", documents: [{ name: "big", text: "a lot" }], readyTimeoutSeconds: 0.3 })
+        .catch((e) => e)) as Error & { id?: string };
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(err.message).toMatch(/after 0\.3 s, still processing "big".*readyTimeoutSeconds/);
+      expect(err.id).toEqual(expect.any(String));
+    } finally {
+      useClient(client);
+      await slow.close();
+    }
+  });
+
+  test("delete while an agent uses it names the agent; after detaching it succeeds", async () => {
+    const { id, outs } = await up({ name: "In use", documents: [{ name: "a", text: "one" }] });
+    const agent = await client.createAgent({ name: "KB user", knowledge_base_ids: [id] } as any);
+    const err = (await h.delete(id, outs).catch((e) => e)) as Error;
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toMatch(/Knowledge base "In use".*cannot be deleted while agents use it/);
+    expect(err.message).toContain("KB user");
+    expect(err.message).toContain(agent.id);
+    expect(err.message).toMatch(/knowledgeBaseIds/);
+    await client.patchAgent(agent.id, { knowledge_base_ids: [] });
+    await h.delete(id, outs);
+    await expect(client.getKnowledgeBase(id)).rejects.toMatchObject({ status: 404 });
+    // Gone: refresh drops it, and a second delete is a no-op.
+    expect((await h.read(id, outs)).id).toBeUndefined();
+    await h.delete(id, outs);
+  });
+});
