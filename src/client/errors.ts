@@ -95,7 +95,8 @@ export class ApiError extends VoiceAgentError {
     const sentence = parsed.message;
     const where = `${ctx.method} ${redactString(ctx.path, ctx.secrets)}`;
     const msg =
-      `${parsed.code}: ${field ? `${field}: ` : ""}${sentence} ` +
+      // The service's sentences usually start with the field already; name it once.
+      `${parsed.code}: ${field && !sentence.startsWith(field) ? `${field}: ` : ""}${sentence} ` +
       `(HTTP ${init.status}, ${where}${init.requestId ? `, request ${init.requestId}` : ""})`;
     super(redactString(msg, ctx.secrets));
     this.status = init.status;
