@@ -1,6 +1,6 @@
 /** What a route handler sees, and what it answers. */
 import type { IncomingMessage } from "node:http";
-import { type Catalogue, checkAgent, type Holdings, type Issue, isValidationType } from "../spec";
+import { type Holdings, type Issue, isValidationType } from "../spec";
 import { type Query, ruleError } from "./http";
 import type { State, WorkspaceState } from "./state";
 

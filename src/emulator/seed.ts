@@ -37,7 +37,7 @@ const TTS: TtsCapabilities = {
   },
   elevenlabs: {
     model: "eleven_multilingual_v2",
-    languages: ["hi-IN", "en-IN", "en-US", "ta-IN", "es-ES", "fr-FR", "de-DE"],
+    languages: ["en-IN", "en-US", "es-ES", "fr-FR", "de-DE"],
     supports_speed: true,
     speed_range: [0.7, 1.2],
     supports_emotion: false,
@@ -51,7 +51,7 @@ const TTS: TtsCapabilities = {
   },
   deepgram: {
     model: "aura-2",
-    languages: ["en-US", "en-IN", "es-ES"],
+    languages: ["hi-IN", "en-IN", "en-US", "es-ES"],
     supports_speed: false,
     speed_range: null,
     supports_emotion: false,
@@ -72,13 +72,14 @@ const VOICES: VoiceRow[] = [
   voice("sarvam", "anushka", "Anushka", ["hi-IN", "en-IN", "bn-IN"]),
   voice("sarvam", "vidya", "Vidya", ["ta-IN", "te-IN"]),
   voice("elevenlabs", "rachel", "Rachel", ["en-US", "en-IN", "es-ES"]),
-  voice("elevenlabs", "raju", "Raju", ["hi-IN", "en-IN"]),
-  voice("elevenlabs", "priya", "Priya", ["hi-IN", "en-IN", "ta-IN"]),
+  voice("elevenlabs", "adam", "Adam", ["en-US", "en-IN"]),
+  voice("elevenlabs", "charlotte", "Charlotte", ["en-US", "fr-FR", "de-DE"]),
   voice("cartesia", "asha", "Asha", ["hi-IN", "en-IN", "en-US"]),
   voice("cartesia", "james", "James", ["en-US", "en-IN"]),
   voice("cartesia", "sofia", "Sofia", ["es-ES", "en-US", "fr-FR"]),
-  voice("deepgram", "thalia", "Thalia", ["en-US", "en-IN"]),
-  voice("deepgram", "orion", "Orion", ["en-US"]),
+  voice("deepgram", "thalia", "Thalia", ["hi-IN", "en-IN", "en-US"]),
+  voice("deepgram", "kavya", "Kavya", ["hi-IN", "en-IN"]),
+  voice("deepgram", "orion", "Orion", ["en-US", "es-ES"]),
 ];
 
 const model = (

@@ -75,17 +75,40 @@ export function checkKnowledgeBaseRules(input: KnowledgeBaseInput): Issue[] {
   return issues;
 }
 
+const UNREACHABLE_SUFFIXES = [".invalid", ".test", ".localhost", ".local", ".internal"];
+
+function isPrivateAddress(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "");
+  if (h === "::1" || h === "0.0.0.0" || h === "localhost") return true;
+  const m = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(h);
+  if (!m) return false;
+  const a = Number(m[1]);
+  const b = Number(m[2]);
+  return (
+    a === 127 ||
+    a === 10 ||
+    a === 0 ||
+    (a === 192 && b === 168) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 169 && b === 254)
+  );
+}
+
 /**
- * The emulator's rule for a url document that fails to process: a host that ends in `.invalid`
- * (the reserved never-resolving domain) or is `invalid`. Returns the error text, or null.
+ * The emulator's rule for a url document that fails to process (the service cannot reach it): a
+ * host in a reserved never-resolving or local-only domain (`invalid`, `*.invalid`, `*.test`,
+ * `*.localhost`, `*.local`, `*.internal`), `localhost`, or a loopback, private or link-local IP
+ * address. Returns the error text, or null when the url is reachable.
  */
 export function unreachableUrlError(url: string): string | null {
+  let host: string;
   try {
-    const host = new URL(url).hostname;
-    if (host === "invalid" || host.endsWith(".invalid"))
-      return `could not fetch ${url}: host ${host} is unreachable`;
+    host = new URL(url).hostname.toLowerCase();
   } catch {
     return `could not fetch ${url}: not a URL`;
+  }
+  if (host === "invalid" || UNREACHABLE_SUFFIXES.some((s) => host.endsWith(s)) || isPrivateAddress(host)) {
+    return `could not fetch ${url}: host ${host} is unreachable`;
   }
   return null;
 }
