@@ -182,7 +182,9 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     const query = parseQuery(search);
     const issues = [...pathParamIssues(match.params), ...unknownQueryIssues(query, route.query ?? [])];
     if (issues.length) throw validationError(issues);
-    let bodyPromise: Promise<unknown> | undefined;
+    // The body is read before the handler runs, so a handler never yields to another request
+    // between reading the state and committing its write.
+    const body = method === "GET" || method === "HEAD" ? undefined : await readJson(req);
     const ctx: RouteContext = {
       state: deps.state,
       settings: deps.settings,
@@ -190,10 +192,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
       params: match.params,
       query,
       req,
-      body: () => {
-        bodyPromise ??= readJson(req);
-        return bodyPromise;
-      },
+      body: () => Promise.resolve(body),
       header: (name) => {
         const v = req.headers[name.toLowerCase()];
         return Array.isArray(v) ? v.join(", ") : v;

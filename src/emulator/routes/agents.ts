@@ -282,7 +282,7 @@ export async function patchAgent(ctx: RouteContext): Promise<Result> {
   const at = now();
   let changed: VersionRecord;
   if (branchFrom) {
-    changed = newVersion(agent.versions.length, config, branchFrom.document_revision + 1);
+    changed = newVersion(agent.versions.length, structuredClone(config), branchFrom.document_revision + 1);
     agent.versions.push(changed);
   } else {
     changed = target;
