@@ -17,8 +17,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * True when `readBack` already holds everything `sent` asked for, read as a merge-patch: objects
- * are compared key by key (keys not sent are ignored), lists as a whole, scalars exactly (numbers
- * to 1e-9). A `null` sent is matched by a null, empty or absent read-back only, so a reset to a
+ * are compared key by key (keys not sent are ignored), lists as a whole (lists of objects with a
+ * `key` matched by key, since they may read back sorted), scalars exactly (numbers to 1e-9). A `null` sent is matched by a null, empty or absent read-back only, so a reset to a
  * platform default (which reads back as the default object) does not count as a match: the caller
  * then reports the conflict rather than guessing.
  */
@@ -33,11 +33,18 @@ export function reflects(sent: unknown, readBack: unknown): boolean {
     );
   }
   if (Array.isArray(sent)) {
-    return (
-      Array.isArray(readBack) &&
-      readBack.length === sent.length &&
-      sent.every((s, i) => reflects(s, readBack[i]))
-    );
+    if (!Array.isArray(readBack) || readBack.length !== sent.length) return false;
+    // Lists of keyed objects (variables, memory fields) may read back in another order.
+    const keyOf = (v: unknown): string | undefined =>
+      isObject(v) && typeof v.key === "string" ? v.key : undefined;
+    if (sent.length > 0 && sent.every((s) => keyOf(s) !== undefined)) {
+      const byKey = new Map(readBack.map((r) => [keyOf(r), r] as const));
+      return (
+        byKey.size === sent.length &&
+        sent.every((s) => byKey.has(keyOf(s)) && reflects(s, byKey.get(keyOf(s))))
+      );
+    }
+    return sent.every((s, i) => reflects(s, readBack[i]));
   }
   if (isObject(sent)) {
     return isObject(readBack) && Object.entries(sent).every(([k, v]) => reflects(v, readBack[k]));

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ConnectionError, ServiceError } from "../../src/client";
+import { ConnectionError, ResponseShapeError, ServiceError, VoiceAgentClient } from "../../src/client";
 import { closeDispatchers, send } from "../../src/client/transport";
 
 const KEY = "va_test_transport_secret_42";
@@ -180,5 +180,24 @@ describe("transport", () => {
     );
     expect(err).toBeInstanceOf(ConnectionError);
     expect(err.mayHaveCommitted).toBe(true);
+  });
+
+  it("parses answers tolerantly: additive fields are dropped, a broken contract is a ResponseShapeError", async () => {
+    const row = {
+      id: "gpt-x",
+      provider: "openai",
+      display_name: "X",
+      supports_temperature: true,
+      rate_per_min: 0.01,
+      retired: false,
+    };
+    handler = (_q, res) => json(res, 200, [{ ...row, new_field: { nested: true }, context_window: 128000 }]);
+    const c = new VoiceAgentClient(cfg());
+    expect(await c.listModels()).toEqual([row]);
+    handler = (_q, res) => json(res, 200, [{ ...row, retired: undefined }]);
+    const err = await c.listModels().catch((e) => e);
+    expect(err).toBeInstanceOf(ResponseShapeError);
+    expect(err.issues[0].path).toBe("0.retired");
+    expect(err.message).toContain("request req_");
   });
 });

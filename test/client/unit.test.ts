@@ -16,6 +16,7 @@ import {
 } from "../../src/client";
 import { apiErrorFor } from "../../src/client/errors";
 import { formatAttempt } from "../../src/client/log";
+import { reflects } from "../../src/client/recovery";
 import { redactString } from "../../src/client/redact";
 import { backoffMs, parseRetryAfter } from "../../src/client/transport";
 
@@ -264,5 +265,33 @@ describe("PageIterator", () => {
   it("stops on a repeated cursor instead of looping", async () => {
     const it = new PageIterator<number>(async () => ({ data: [1], has_more: true, next_cursor: "same" }));
     await expect(it.toArray()).rejects.toThrow(/repeated/);
+  });
+});
+
+describe("reflects (lost-patch read-back check)", () => {
+  const readBack = {
+    name: "a",
+    voice: { provider: "sarvam", model: "bulbul:v2", voice_id: "meera", speed: 1.1 },
+    variables: [
+      { key: "callee_name", default_value: null, system_defined: true, deletable: false },
+      { key: "city", default_value: "Pune", system_defined: false, deletable: true },
+    ],
+    greeting: {},
+    label: null,
+  };
+  it("accepts a read-back holding everything sent, as a merge-patch", () => {
+    expect(reflects({ name: "a", voice: { voice_id: "meera", speed: 1.1 } }, readBack)).toBe(true);
+    expect(
+      reflects({ variables: [{ key: "city", default_value: "Pune" }, { key: "callee_name" }] }, readBack),
+    ).toBe(true);
+    expect(reflects({ greeting: null, label: null }, readBack)).toBe(true);
+    expect(reflects({}, readBack)).toBe(true);
+  });
+  it("refuses anything else", () => {
+    expect(reflects({ name: "b" }, readBack)).toBe(false);
+    expect(reflects({ voice: { speed: 1.2 } }, readBack)).toBe(false);
+    expect(reflects({ variables: [{ key: "city" }] }, readBack)).toBe(false);
+    expect(reflects({ voice: null }, readBack)).toBe(false);
+    expect(reflects({ missing: { a: 1 } }, readBack)).toBe(false);
   });
 });
