@@ -78,7 +78,7 @@ const VOICES: VoiceRow[] = [
   voice("cartesia", "james", "James", ["en-US", "en-IN"]),
   voice("cartesia", "sofia", "Sofia", ["es-ES", "en-US", "fr-FR"]),
   voice("deepgram", "thalia", "Thalia", ["hi-IN", "en-IN", "en-US"]),
-  voice("deepgram", "kavya", "Kavya", ["hi-IN", "en-IN"]),
+  voice("deepgram", "kavya", "Kavya", ["hi-IN"]),
   voice("deepgram", "orion", "Orion", ["en-US", "es-ES"]),
 ];
 
