@@ -255,4 +255,54 @@ describe("a stack with an agent, its widget, two knowledge bases and an analysis
       p.cleanup();
     }
   }, 900_000);
+
+  test("a failed document fails the up; the knowledge base stays in the stack and the next up fixes it", async () => {
+    const kbProgram = (url: string) => `
+import * as va from "pulumi-voice-agent";
+const kb = new va.KnowledgeBase("docs", {
+  name: "Linked docs",
+  documents: [
+    { name: "intro", text: "Welcome." },
+    { name: "manual", url: ${JSON.stringify(url)} },
+  ],
+});
+export const kbId = kb.id;
+`;
+    const p = await PulumiProject.create({
+      program: kbProgram("https://docs.invalid/manual"),
+      config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+    });
+    try {
+      const failed = await p.up({ allowFailure: true });
+      expect(failed.code).not.toBe(0);
+      expect(failed.stdout + failed.stderr).toMatch(
+        /"manual": could not fetch https:\/\/docs\.invalid\/manual/,
+      );
+      // The knowledge base is in the state (an initialization failure), not orphaned.
+      const state = JSON.parse(await p.exportState(false));
+      const recorded = state.deployment.resources.filter((r: any) =>
+        r.type.endsWith("voice-agent:KnowledgeBase"),
+      );
+      expect(recorded.length).toBe(1);
+      const id = recorded[0].id as string;
+      expect(
+        (await api("GET", `/v1/knowledge-bases/${id}`)).documents.map((d: any) => d.status).sort(),
+      ).toEqual(["failed", "ready"]);
+
+      // Unchanged, the next up tries again and fails the same way; fixed, it updates the same knowledge base.
+      const again = await p.up({ allowFailure: true });
+      expect(again.code).not.toBe(0);
+      expect(again.stdout + again.stderr).toMatch(/"manual": could not fetch/);
+      p.setProgram(kbProgram("https://docs.example.com/manual"));
+      await p.upAndSettle();
+      expect((await p.outputs()).kbId).toBe(id);
+      const kbs = await api("GET", "/v1/knowledge-bases?limit=100");
+      expect(kbs.data.filter((k: any) => k.name === "Linked docs").length).toBe(1);
+      await p.destroy();
+      await expect(api("GET", `/v1/knowledge-bases/${id}`)).rejects.toMatchObject({ status: 404 });
+    } finally {
+      p.cleanup();
+    }
+  }, 600_000);
 });
