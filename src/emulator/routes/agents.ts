@@ -34,7 +34,7 @@ export function versionBlockedReasons(state: State, ws: WorkspaceState, v: Versi
   return blockedReasons(v.config, state.catalogue, new Set(ws.kbs.keys()));
 }
 
-/** Agent detail of one version. */
+/** Agent detail of one version (shares the stored objects: serialise it, never mutate it). */
 export function agentDetail(
   state: State,
   ws: WorkspaceState,
@@ -56,7 +56,7 @@ export function agentDetail(
     created_at: v.created_at,
     updated_at: v.updated_at,
     dashboard_url: `${DASHBOARD_BASE}/agents/${agent.id}?version=${v.version}`,
-    ...structuredClone(v.config),
+    ...v.config,
   };
 }
 
