@@ -22,7 +22,9 @@ const agent = new va.Agent("support", {
   language: { default: "en-IN", additional: ["hi-IN"] },
   conversation: { responseEagerness: 0.75 },
   call: { maxDurationMinutes: 20 },
-  builtinTools: { endCall: { enabled: true, message: { mode: "custom", text: "Thanks for calling Acme. Goodbye!" } } },
+  builtinTools: {
+    endCall: { enabled: true, message: { mode: "custom", text: "Thanks for calling Acme. Goodbye!" } },
+  },
   variables: [{ key: "order_id", defaultValue: "unknown" }],
 });
 

@@ -5,16 +5,24 @@ async function main(agentId) {
   const client = new VoiceAgentClient(configFromPulumi(undefined));
   const live = await client.getAgent(agentId, { version: "live" });
   console.log(`Agent      ${live.name} (${live.id})`);
-  console.log(`Live       version ${live.live_version}${live.label ? ` "${live.label}"` : ""}, revision ${live.document_revision}`);
-  console.log(`Voice      ${live.voice.provider}/${live.voice.voice_id}, model ${live.model.model}, language ${live.language.default}`);
+  console.log(
+    `Live       version ${live.live_version}${live.label ? ` "${live.label}"` : ""}, revision ${live.document_revision}`,
+  );
+  console.log(
+    `Voice      ${live.voice.provider}/${live.voice.voice_id}, model ${live.model.model}, language ${live.language.default}`,
+  );
   console.log(`Greeting   ${live.greeting.message ?? "(none)"}`);
   console.log("Versions");
   for await (const v of client.listVersions(agentId)) {
-    console.log(`  v${v.version}  ${v.is_published ? "published" : "draft    "}  ${v.is_live ? "LIVE" : "    "}  ${v.label ?? ""}`);
+    console.log(
+      `  v${v.version}  ${v.is_published ? "published" : "draft    "}  ${v.is_live ? "LIVE" : "    "}  ${v.label ?? ""}`,
+    );
   }
   console.log("Deploy history");
   for await (const a of client.listActivations(agentId)) {
-    console.log(`  ${a.at}  ${a.action} v${a.version}${a.previous_version === null ? "" : ` (was v${a.previous_version})`}`);
+    console.log(
+      `  ${a.at}  ${a.action} v${a.version}${a.previous_version === null ? "" : ` (was v${a.previous_version})`}`,
+    );
   }
 }
 

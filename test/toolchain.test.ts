@@ -10,7 +10,9 @@ import { REPO_ROOT, toolchainBin } from "./support/pulumi";
 
 describe("toolchain", () => {
   test("`pulumi version` prints the version of the installed @pulumi/pulumi", () => {
-    const sdk = JSON.parse(readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8"));
+    const sdk = JSON.parse(
+      readFileSync(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"), "utf8"),
+    );
     const cli = execFileSync(path.join(toolchainBin(), "pulumi"), ["version"], { encoding: "utf8" }).trim();
     expect(cli).toBe(`v${sdk.version}`);
   });

@@ -15,7 +15,9 @@ function main(argv: string[]): void {
     const arg = argv[i];
     if (arg === "--title") title = argv[++i];
     else if (arg === "-h" || arg === "--help") {
-      process.stdout.write("usage: voice-agent-diff [--title TEXT] [preview.json]   (reads stdin without a file)\n");
+      process.stdout.write(
+        "usage: voice-agent-diff [--title TEXT] [preview.json]   (reads stdin without a file)\n",
+      );
       return;
     } else file = arg;
   }

@@ -21,7 +21,7 @@ export interface PreviewStep {
   replaceReasons?: string[];
 }
 
-const TYPE_PREFIX = "pulumi-nodejs:voice-agent:";
+const TYPE_PREFIX = "pulumi-nodejs:dynamic/voice-agent:";
 /** Inputs that are plumbing, not configuration. */
 const HIDDEN = new Set(["__provider", "contentHash", "draftVersion", "documentRevision"]);
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -76,9 +76,16 @@ function show(v: unknown): string {
 }
 
 function lineDiff(path: string, before: string, after: string): string {
-  const patch = createPatch(path, before.endsWith("\n") ? before : `${before}\n`, after.endsWith("\n") ? after : `${after}\n`, "", "", {
-    context: 3,
-  });
+  const patch = createPatch(
+    path,
+    before.endsWith("\n") ? before : `${before}\n`,
+    after.endsWith("\n") ? after : `${after}\n`,
+    "",
+    "",
+    {
+      context: 3,
+    },
+  );
   const body = patch.split("\n").slice(4).join("\n").trimEnd();
   return `<details open><summary><code>${path}</code></summary>\n\n\`\`\`diff\n${body}\n\`\`\`\n</details>\n`;
 }
@@ -95,7 +102,8 @@ function fieldChanges(step: PreviewStep): string {
     const b = after.get(path);
     if (JSON.stringify(a) === JSON.stringify(b)) continue;
     rows.push(`| \`${path}\` | ${show(a)} | ${show(b)} |`);
-    if ((isLongText(a) || isLongText(b)) && b !== UNKNOWN) diffs.push(lineDiff(path, String(a ?? ""), String(b ?? "")));
+    if ((isLongText(a) || isLongText(b)) && b !== UNKNOWN)
+      diffs.push(lineDiff(path, String(a ?? ""), String(b ?? "")));
   }
   if (rows.length === 0) return "";
   const head = step.op === "create" ? "| Field | | Value |" : "| Field | Now | After this change |";
@@ -110,20 +118,24 @@ function versionPlan(step: PreviewStep, steps: PreviewStep[]): string {
   const agentOld = agentStep?.oldState?.outputs ?? {};
   const live = inputs.live !== false;
   const replacing = old.version !== undefined ? ` (replacing live version ${old.version})` : "";
-  if (step.op === "delete") return "The stack stops tracking this version; it stays published in the service's history.\n";
+  if (step.op === "delete")
+    return "The stack stops tracking this version; it stays published in the service's history.\n";
   if (inputs.pinnedVersion !== undefined && inputs.pinnedVersion !== UNKNOWN) {
     return `Puts published version **${inputs.pinnedVersion}** ${live ? "live" : "in place (not live)"}${replacing}; nothing is published.\n`;
   }
   if (step.op === "update") {
     const parts: string[] = [];
-    if (inputs.label !== old.label && inputs.label !== undefined) parts.push(`relabels version ${old.version} to \`${inputs.label}\``);
-    if (inputs.notes !== old.notes && inputs.notes !== undefined) parts.push(`updates the notes of version ${old.version}`);
+    if (inputs.label !== old.label && inputs.label !== undefined)
+      parts.push(`relabels version ${old.version} to \`${inputs.label}\``);
+    if (inputs.notes !== old.notes && inputs.notes !== undefined)
+      parts.push(`updates the notes of version ${old.version}`);
     if (live && old.isLive === false) parts.push(`puts version ${old.version} back live`);
     return `In place: ${parts.join(", ") || "metadata only"}.\n`;
   }
   let next = "";
   if (agentOld.latestVersion !== undefined) {
-    const draftOpen = agentOld.draftVersion === agentOld.latestVersion && agentOld.draftVersion !== old.version;
+    const draftOpen =
+      agentOld.draftVersion === agentOld.latestVersion && agentOld.draftVersion !== old.version;
     next = ` **${draftOpen ? agentOld.draftVersion : Number(agentOld.latestVersion) + 1}**`;
   } else if (step.op === "create" && agentStep?.op === "create") {
     next = " **0**";
@@ -145,11 +157,14 @@ export function renderReport(preview: PreviewJson, opts: { title?: string } = {}
   const steps = (preview.steps ?? []).filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
   const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
   const title = opts.title ?? "Voice agents: preview";
-  const diagnostics = (preview.diagnostics ?? []).filter((d) => d.severity === "warning" || d.severity === "error");
+  const diagnostics = (preview.diagnostics ?? []).filter(
+    (d) => d.severity === "warning" || d.severity === "error",
+  );
   const notes = diagnostics.length
     ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` \`${nameOf(d.urn)}\`` : ""}: ${d.message.trim().replace(/\n+/g, " ")}`).join("\n")}\n`
     : "";
-  if (steps.length === 0) return `### ${title}\n\nNo changes: the service already matches this commit.\n${notes}`;
+  if (steps.length === 0)
+    return `### ${title}\n\nNo changes: the service already matches this commit.\n${notes}`;
 
   const counts = new Map<string, number>();
   for (const s of steps) counts.set(ACTIONS[s.op]![1], (counts.get(ACTIONS[s.op]![1]) ?? 0) + 1);
@@ -157,7 +172,9 @@ export function renderReport(preview: PreviewJson, opts: { title?: string } = {}
   const sections = ours.map((s) => {
     const [sign, action] = ACTIONS[s.op]!;
     const type = typeOf(s);
-    const reasons = s.replaceReasons?.length ? ` (because of ${s.replaceReasons.map((r) => `\`${r}\``).join(", ")})` : "";
+    const reasons = s.replaceReasons?.length
+      ? ` (because of ${s.replaceReasons.map((r) => `\`${r}\``).join(", ")})`
+      : "";
     const plan = type === "AgentVersion" ? versionPlan(s, steps) : "";
     return `#### ${sign} ${type} \`${nameOf(s.urn)}\`: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}`;
   });

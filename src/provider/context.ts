@@ -9,7 +9,7 @@
  */
 import { execFile } from "node:child_process";
 import type * as pulumi from "@pulumi/pulumi";
-import type { VoiceAgentClient } from "../client";
+import { configFromPulumi, VoiceAgentClient } from "../client";
 
 /** Provider inputs: what the program tells the provider process about where to read settings. */
 export const SETTINGS = { stack: "voice-agent:stack", namespace: "voice-agent:namespace" } as const;
@@ -60,7 +60,6 @@ export async function client(): Promise<VoiceAgentClient> {
   stackConfig ??= readStackConfig(settings.stack);
   const values = await stackConfig;
   const ns = settings.namespace;
-  const { configFromPulumi, VoiceAgentClient } = require("../client") as typeof import("../client");
   const source = { get: (key: string) => values[key.replace(/^voice-agent:/, `${ns}:`)] };
   const env = ns === "voice-agent" ? process.env : {};
   cachedClient = new VoiceAgentClient(configFromPulumi(source, env));

@@ -23,7 +23,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 export const toSnakeKey = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-export const toCamelKey = (key: string): string => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+export const toCamelKey = (key: string): string =>
+  key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /**
  * Renames the keys of `value` recursively, except inside the subtrees named by `opaque` (dotted
@@ -85,8 +86,9 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /**
  * What the service holds, restricted to the shape of what the user declared: for an object the user
- * declared, only the keys the user set; a list or a scalar is taken whole. A key the user declared
- * that the service does not return reads as `null`.
+ * declared, only the keys the user set; a list of objects item by item when the lengths match
+ * (otherwise whole); a scalar as it is. A key the user declared that the service does not return
+ * reads as `null`.
  */
 export function project(observed: unknown, declared: unknown): unknown {
   if (isPlainObject(declared)) {
@@ -97,6 +99,9 @@ export function project(observed: unknown, declared: unknown): unknown {
       out[key] = project(observed[key], declared[key]);
     }
     return out;
+  }
+  if (Array.isArray(declared) && Array.isArray(observed) && declared.length === observed.length) {
+    return observed.map((item, i) => (isPlainObject(declared[i]) ? project(item, declared[i]) : item));
   }
   return observed === undefined ? null : observed;
 }
@@ -126,7 +131,10 @@ export function e164(number: string): string {
 export function mergePatch(from: Record<string, unknown>, to: Record<string, unknown>): Record<string, any> {
   const patch: Record<string, any> = {};
   for (const op of compare(from, to)) {
-    const segments = op.path.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const segments = op.path
+      .split("/")
+      .slice(1)
+      .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
     let source: any = to;
     let target: any = patch;
     for (let i = 0; i < segments.length; i++) {

@@ -9,7 +9,14 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { VoiceAgentClient } from "../client";
 import type { Catalogue, Holdings, Issue } from "../spec";
-import { AgentBody, AgentCreateBody, checkAgentCatalogue, checkAgentStatic, newAgentConfig, zodIssues } from "../spec";
+import {
+  AgentBody,
+  AgentCreateBody,
+  checkAgentCatalogue,
+  checkAgentStatic,
+  newAgentConfig,
+  zodIssues,
+} from "../spec";
 import { isPlainObject, toCamelKey, toWire, UNKNOWN } from "./normalize";
 
 /** `builtin_tools.transfer_call.numbers[0].timezone` → `builtinTools.transferCall.numbers[0].timezone`. */
@@ -95,8 +102,10 @@ function missingIds(body: Record<string, any>, h: Holdings): boolean {
 export async function validateAgentInputs(
   declared: Record<string, unknown>,
   getClient: () => Promise<VoiceAgentClient>,
+  toBody: (known: Record<string, unknown>) => Record<string, any> = (known) =>
+    toWire(known) as Record<string, any>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const body = toWire(knownPart(declared)) as Record<string, any>;
+  const body = toBody(knownPart(declared) as Record<string, unknown>);
   const schema = declared.name === UNKNOWN ? AgentBody : AgentCreateBody;
   const parsed = schema.safeParse(body);
   if (!parsed.success) return zodIssues(parsed.error).map(failure);
@@ -110,8 +119,12 @@ export async function validateAgentInputs(
     client = await getClient();
     catalogue ??= loadCatalogue(client);
     holdings ??= loadHoldings(client);
-    if (missingIds(body, await holdings)) holdings = loadHoldings(client);
-    return checkAgentCatalogue(config, await catalogue, await holdings).map(failure);
+    let [cat, held] = await Promise.all([catalogue, holdings]);
+    if (missingIds(body, held)) {
+      holdings = loadHoldings(client);
+      held = await holdings;
+    }
+    return checkAgentCatalogue(config, cat, held).map(failure);
   } catch {
     // The service is not reachable (or not configured): the catalogue rules run when it is.
     catalogue = undefined;

@@ -16,12 +16,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiError, VoiceAgentClient } from "../client";
+import { client } from "../provider/context";
 import type { ResourceHandler } from "../provider/handlers";
 import {
   changedKeys,
   containsUnknown,
   contentHash,
   deepEqual,
+  dropUndefined,
   e164,
   fromWire,
   isPlainObject,
@@ -32,6 +34,7 @@ import {
 import { withProvider } from "../provider/providerResource";
 import { dynamicProvider } from "../provider/shim";
 import { validateAgentInputs } from "../provider/validate";
+import { defaultAgentConfig } from "../spec";
 
 type In<T> = pulumi.Input<T>;
 
@@ -340,7 +343,9 @@ function normalizeConfig(config: Config): Config {
       .sort((a: any, b: any) => String(a.key).localeCompare(String(b.key)));
   }
   if (Array.isArray(c.memory?.fields) && settled(c.memory.fields)) {
-    c.memory.fields = [...c.memory.fields].sort((a: any, b: any) => String(a.key).localeCompare(String(b.key)));
+    c.memory.fields = [...c.memory.fields].sort((a: any, b: any) =>
+      String(a.key).localeCompare(String(b.key)),
+    );
   }
   if (isPlainObject(c.numbers)) {
     for (const [k, v] of Object.entries(c.numbers)) {
@@ -371,14 +376,16 @@ export function observedConfig(detail: AgentDetail, declared: Config): Config {
 function wireBody(config: Config, current?: AgentDetail): Record<string, any> {
   const body = toWire(config) as Record<string, any>;
   if (Array.isArray(body.variables)) {
-    const system = ((current?.variables as any[]) ?? []).filter((v) => v.system_defined);
+    const system = ((current?.variables as any[]) ?? defaultAgentConfig().variables).filter(
+      (v) => v.system_defined,
+    );
     const byKey = new Map(system.map((v) => [v.key, v]));
     const custom = body.variables.filter((v: any) => !byKey.has(v.key));
     for (const v of body.variables) {
       const sys = byKey.get(v.key);
       if (sys) byKey.set(v.key, { ...sys, default_value: v.default_value ?? sys.default_value });
     }
-    body.variables = [...byKey.values(), ...custom];
+    body.variables = [...custom, ...byKey.values()];
   }
   return body;
 }
@@ -386,7 +393,7 @@ function wireBody(config: Config, current?: AgentDetail): Record<string, any> {
 /** The outputs recorded in state for an agent read back as `detail`. */
 function outputs(inputs: Record<string, unknown>, detail: AgentDetail): Record<string, unknown> {
   const declared = declaredConfig(inputs);
-  return {
+  return dropUndefined({
     ...inputs,
     ...observedConfig(detail, declared),
     agentId: detail.id,
@@ -396,7 +403,7 @@ function outputs(inputs: Record<string, unknown>, detail: AgentDetail): Record<s
     latestVersion: detail.latest_version,
     dashboardUrl: detail.dashboard_url ?? null,
     contentHash: contentHash(declared),
-  };
+  });
 }
 
 /**
@@ -432,13 +439,13 @@ function explain(err: unknown, name: string, agentId: string, expectedRevision?:
   throw err;
 }
 
-async function client(): Promise<VoiceAgentClient> {
-  return require("../provider/context").client();
-}
-
 export const agentHandler: ResourceHandler = {
   async check(_olds, news) {
-    const failures = await validateAgentInputs(declaredConfig(news), () => client());
+    const failures = await validateAgentInputs(
+      declaredConfig(news),
+      () => client(),
+      (known) => wireBody(known),
+    );
     if (failures.length > 0 || containsUnknown(declaredConfig(news))) return { inputs: news, failures };
     return { inputs: { ...news, contentHash: contentHash(declaredConfig(news)) } };
   },
@@ -447,7 +454,9 @@ export const agentHandler: ResourceHandler = {
     const declared = declaredConfig(news);
     const observed: Config = {};
     for (const key of Object.keys(declared)) observed[key] = olds[key] ?? null;
-    const changes = changedKeys(observed, declared).length > 0 || Object.keys(declaredConfig(olds)).some((k) => !(k in declared));
+    const changes =
+      changedKeys(observed, declared).length > 0 ||
+      Object.keys(declaredConfig(olds)).some((k) => !(k in declared));
     return { changes };
   },
 
@@ -469,7 +478,12 @@ export const agentHandler: ResourceHandler = {
 
   async read(id, props) {
     const c = await client();
-    const detail = await workingVersion(c, id);
+    const detail = await workingVersion(c, id).catch((err) => {
+      if ((err as ApiError)?.status === 404) return undefined;
+      throw err;
+    });
+    // Gone from the service (another workspace or key): the resource leaves the state.
+    if (!detail) return {};
     const outs = outputs(props, detail);
     const inputs: Record<string, unknown> = {};
     for (const key of [...MANAGED_FIELDS, "adoptId"] as string[]) {

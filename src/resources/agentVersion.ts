@@ -14,8 +14,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiError, VoiceAgentClient } from "../client";
+import { client } from "../provider/context";
 import type { ResourceHandler } from "../provider/handlers";
-import { canonicalJson, containsUnknown } from "../provider/normalize";
+import { canonicalJson, containsUnknown, dropUndefined } from "../provider/normalize";
 import { withProvider } from "../provider/providerResource";
 import { dynamicProvider } from "../provider/shim";
 import type { Agent } from "./agent";
@@ -112,12 +113,11 @@ export function configurationText(detail: Record<string, unknown>): string {
   return canonicalJson(config);
 }
 
-async function client(): Promise<VoiceAgentClient> {
-  return require("../provider/context").client();
-}
-
 /** Publishes the draft, or finds the published version that already holds its configuration. */
-async function publishOrReuse(c: VoiceAgentClient, inputs: any): Promise<{ version: number; origin: "published" | "reused" }> {
+async function publishOrReuse(
+  c: VoiceAgentClient,
+  inputs: any,
+): Promise<{ version: number; origin: "published" | "reused" }> {
   const draft = await c.getAgent(inputs.agentId, { version: inputs.draftVersion });
   if (draft.is_published) return { version: draft.version, origin: "reused" };
   const wanted = configurationText(draft);
@@ -147,6 +147,12 @@ async function publishOrReuse(c: VoiceAgentClient, inputs: any): Promise<{ versi
   }
 }
 
+/** `undefined` for a 404 (the object is gone), the error otherwise. */
+function notFound(err: unknown): undefined {
+  if ((err as ApiError)?.status === 404) return undefined;
+  throw err;
+}
+
 /** Puts `version` live; a blocked version fails with its reasons. */
 async function goLive(c: VoiceAgentClient, agentId: string, version: number): Promise<string> {
   try {
@@ -171,7 +177,7 @@ async function syncMetadata(c: VoiceAgentClient, inputs: any, detail: any): Prom
 }
 
 function outputs(inputs: any, detail: any, origin: string, activation: string) {
-  return {
+  return dropUndefined({
     ...inputs,
     version: detail.version,
     versionId: detail.version_id,
@@ -181,7 +187,7 @@ function outputs(inputs: any, detail: any, origin: string, activation: string) {
     origin,
     activation,
     blockedReasons: detail.blocked_reasons ?? [],
-  };
+  });
 }
 
 export const agentVersionHandler: ResourceHandler = {
@@ -189,16 +195,24 @@ export const agentVersionHandler: ResourceHandler = {
     const failures: pulumi.dynamic.CheckFailure[] = [];
     if (news.pinnedVersion !== undefined && !containsUnknown(news.pinnedVersion)) {
       if (!Number.isInteger(news.pinnedVersion) || news.pinnedVersion < 0) {
-        failures.push({ property: "version", reason: "version must be a published version number (an integer >= 0)" });
+        failures.push({
+          property: "version",
+          reason: "version must be a published version number (an integer >= 0)",
+        });
       } else if (!containsUnknown(news.agentId) && news.agentId) {
         // A pinned version must exist, be published, and be able to go live.
         const c = await client().catch(() => undefined);
-        const detail = await c?.getAgent(news.agentId, { version: news.pinnedVersion }).catch((e: ApiError) => e);
+        const detail = await c
+          ?.getAgent(news.agentId, { version: news.pinnedVersion })
+          .catch((e: ApiError) => e);
         if (detail && (detail as ApiError).code === "version_not_found") {
           failures.push({ property: "version", reason: `version ${news.pinnedVersion} does not exist` });
         } else if (detail && !(detail instanceof Error)) {
           if (!detail.is_published) {
-            failures.push({ property: "version", reason: `version ${news.pinnedVersion} is a draft: only a published version can be pinned` });
+            failures.push({
+              property: "version",
+              reason: `version ${news.pinnedVersion} is a draft: only a published version can be pinned`,
+            });
           } else if (news.live && detail.blocked_reasons.length > 0) {
             failures.push({
               property: "version",
@@ -215,7 +229,8 @@ export const agentVersionHandler: ResourceHandler = {
     const replaces: string[] = [];
     if (olds.agentId !== news.agentId) replaces.push("agentId");
     if ((olds.pinnedVersion ?? null) !== (news.pinnedVersion ?? null)) replaces.push("version");
-    if (news.pinnedVersion === undefined && olds.contentHash !== news.contentHash) replaces.push("contentHash");
+    if (news.pinnedVersion === undefined && olds.contentHash !== news.contentHash)
+      replaces.push("contentHash");
     const changes =
       replaces.length > 0 ||
       (news.label !== undefined && news.label !== olds.label) ||
@@ -246,7 +261,8 @@ export const agentVersionHandler: ResourceHandler = {
 
   async read(id, props) {
     const c = await client();
-    const detail = await c.getAgent(props.agentId, { version: props.version });
+    const detail = await c.getAgent(props.agentId, { version: props.version }).catch(notFound);
+    if (!detail) return {};
     const outs = outputs(props, detail, props.origin, props.activation);
     const inputs: Record<string, unknown> = {};
     for (const key of ["agentId", "contentHash", "draftVersion", "documentRevision", "pinnedVersion"]) {

@@ -10,7 +10,12 @@ import { PulumiProject } from "../support/pulumi";
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
 
-async function api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const res = await fetch(`${emu.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${DEFAULT_API_KEY}`, "content-type": "application/json", ...headers },
@@ -43,7 +48,7 @@ function program(o: ProgramOptions): string {
       holdCall: { enabled: true, maxSeconds: 60, followUpSeconds: 20 },
       transferCall: { enabled: true, numbers: [{ number: "+91 98000 00001", timezone: "Asia/Kolkata", startHour: 9, endHour: 18 }] },
     },
-    variables: [{ key: "order_id", defaultValue: "none" }, { key: "Plan-Tier" }],
+    variables: [{ key: "order_id", defaultValue: "none" }, { key: "PlanTier" }],
     memory: { enabled: true, channels: ["outbound"], maxFacts: 20, fields: [{ key: "zip", type: "string" }, { key: "age", type: "number" }] },`;
   return `
 import * as va from "pulumi-voice-agent";
@@ -97,10 +102,11 @@ describe("Agent and AgentVersion through the real engine", () => {
       }
       const deployment = JSON.parse(await p.exportState(true));
       const providers = deployment.deployment.resources
-        .filter((r: any) => r.type.startsWith("pulumi-nodejs:voice-agent:"))
+        .filter((r: any) => r.type.startsWith("pulumi-nodejs:dynamic/voice-agent:"))
         .map((r: any) => r.inputs.__provider as string);
       expect(providers.length).toBe(2);
       for (const text of providers) {
+        console.log(`serialized provider: ${text.length} bytes`);
         expect(text.length).toBeLessThan(4000);
         expect(text).not.toMatch(/undici|zod|class Pool|ZodType/);
         expect(text).toContain("handlers");
@@ -121,12 +127,19 @@ describe("Agent and AgentVersion through the real engine", () => {
       expect(out.origin).toBe("reused");
       expect(out.activation).toBe("rollback");
       const versions = await api("GET", `/v1/agents/${id}/versions?limit=100`);
-      expect(versions.data.filter((v: any) => v.is_published).map((v: any) => v.version).sort()).toEqual([0, 1]);
+      expect(
+        versions.data
+          .filter((v: any) => v.is_published)
+          .map((v: any) => v.version)
+          .sort(),
+      ).toEqual([0, 1]);
 
       // A dashboard edit of a managed field shows as drift on refresh.
       agent = await api("GET", `/v1/agents/${id}`);
       await api("PATCH", `/v1/agents/${id}`, { system_prompt: "## Agent Purpose\nEdited in the dashboard." });
-      const drift = await p.pulumi(["refresh", "--preview-only", "--diff", "--expect-no-changes"], { allowFailure: true });
+      const drift = await p.pulumi(["refresh", "--preview-only", "--diff", "--expect-no-changes"], {
+        allowFailure: true,
+      });
       expect(drift.code).not.toBe(0);
       expect(drift.stdout).toMatch(/systemPrompt/);
       await p.refresh();
@@ -154,7 +167,13 @@ describe("Agent and AgentVersion through the real engine", () => {
       // A label change updates the published version in place.
       out = await p.outputs();
       const before = out.liveVersion;
-      p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with exchanges.", full: true, label: "release-7" }));
+      p.setProgram(
+        program({
+          prompt: "## Agent Purpose\nHelp customers with exchanges.",
+          full: true,
+          label: "release-7",
+        }),
+      );
       const labelled = await p.upAndSettle();
       expect(labelled.stdout).toMatch(/1 updated/);
       out = await p.outputs();
@@ -172,7 +191,10 @@ describe("Agent and AgentVersion through the real engine", () => {
   }, 900_000);
 
   test("adopt an existing agent, and pin a published version", async () => {
-    const existing = await api("POST", "/v1/agents", { name: "Made in the dashboard", system_prompt: "Old prompt" });
+    const existing = await api("POST", "/v1/agents", {
+      name: "Made in the dashboard",
+      system_prompt: "Old prompt",
+    });
     const p = await newProject({ prompt: "## Agent Purpose\nAdopted by Pulumi.", adoptId: existing.id });
     try {
       await p.upAndSettle();
@@ -183,7 +205,9 @@ describe("Agent and AgentVersion through the real engine", () => {
       expect(agent.system_prompt).toContain("Adopted by Pulumi");
 
       // Pinning version 0 explicitly is a no-publish rollback target.
-      p.setProgram(program({ prompt: "## Agent Purpose\nAdopted by Pulumi.", adoptId: existing.id, pinned: 0 }));
+      p.setProgram(
+        program({ prompt: "## Agent Purpose\nAdopted by Pulumi.", adoptId: existing.id, pinned: 0 }),
+      );
       await p.upAndSettle();
       expect((await p.outputs()).origin).toBe("pinned");
       await p.destroy();

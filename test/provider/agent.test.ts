@@ -66,7 +66,9 @@ describe("Agent check (preview validation)", () => {
         name: "n",
         builtinTools: {
           holdCall: { enabled: true, maxSeconds: 30, followUpSeconds: 40 },
-          transferCall: { numbers: [{ number: "+919800000001", timezone: "Mars/Olympus", startHour: 9, endHour: 18 }] },
+          transferCall: {
+            numbers: [{ number: "+919800000001", timezone: "Mars/Olympus", startHour: 9, endHour: 18 }],
+          },
         },
         memory: { fields: [{ key: "a" }, { key: "a" }] },
       },
@@ -87,7 +89,7 @@ describe("Agent check (preview validation)", () => {
   });
 
   test("the content hash ignores the order of sets", async () => {
-    const a = await agentHandler.check({}, { name: "n", knowledgeBaseIds: [] , analysisGroupIds: [] });
+    const a = await agentHandler.check({}, { name: "n", knowledgeBaseIds: [], analysisGroupIds: [] });
     const b = await agentHandler.check({}, { name: "n", analysisGroupIds: [], knowledgeBaseIds: [] });
     expect(a.inputs?.contentHash).toBe(b.inputs?.contentHash);
     const c = await agentHandler.check({}, { name: "m" });
@@ -109,15 +111,19 @@ describe("Agent lifecycle", () => {
 
   test("update sends one merge-patch with If-Match; a change elsewhere is a conflict, never overwritten", async () => {
     const { inputs, id, outs } = await createAgent(base);
-    const news = (await agentHandler.check(inputs, { ...inputs, systemPrompt: "## Agent Purpose\nReturns." })).inputs;
+    const news = (await agentHandler.check(inputs, { ...inputs, systemPrompt: "## Agent Purpose\nReturns." }))
+      .inputs;
     expect((await agentHandler.diff(id, outs, news)).changes).toBe(true);
     const updated = await agentHandler.update(id, outs, news);
     expect(updated.outs?.documentRevision).toBeGreaterThan(outs?.documentRevision);
 
     // A dashboard edit after our write: the next update with the old revision is refused.
     await client.patchAgent(id, { system_prompt: "dashboard" });
-    const next = (await agentHandler.check(news, { ...news, systemPrompt: "## Agent Purpose\nExchanges." })).inputs;
-    await expect(agentHandler.update(id, updated.outs, next)).rejects.toThrow(/changed outside Pulumi.*pulumi refresh/s);
+    const next = (await agentHandler.check(news, { ...news, systemPrompt: "## Agent Purpose\nExchanges." }))
+      .inputs;
+    await expect(agentHandler.update(id, updated.outs, next)).rejects.toThrow(
+      /changed outside Pulumi.*pulumi refresh/s,
+    );
     expect((await client.getAgent(id)).system_prompt).toBe("dashboard");
 
     // Refresh brings the edit into state; then the update goes through.
@@ -131,13 +137,26 @@ describe("Agent lifecycle", () => {
 
   test("several open drafts: the error names the candidates", async () => {
     const { inputs, id, outs } = await createAgent(base);
-    const v = (await agentHandler.check({}, { agentId: id, contentHash: outs?.contentHash, draftVersion: 0, documentRevision: outs?.documentRevision, live: true })).inputs;
+    const v = (
+      await agentHandler.check(
+        {},
+        {
+          agentId: id,
+          contentHash: outs?.contentHash,
+          draftVersion: 0,
+          documentRevision: outs?.documentRevision,
+          live: true,
+        },
+      )
+    ).inputs;
     await agentVersionHandler.create(v);
     await client.patchAgent(id, { system_prompt: "draft one" });
     await fetch(`${emu.url}/_emulator/agents/${id}/drafts`, { method: "POST" });
     const read = await agentHandler.read(id, outs);
     const news = (await agentHandler.check(inputs, { ...inputs, systemPrompt: "mine" })).inputs;
-    await expect(agentHandler.update(id, read.props, news)).rejects.toThrow(/several open drafts \(versions \d+, \d+\)/);
+    await expect(agentHandler.update(id, read.props, news)).rejects.toThrow(
+      /several open drafts \(versions \d+, \d+\)/,
+    );
   });
 
   test("removing a field sends null; variables keep the system variables as read", async () => {
@@ -191,7 +210,9 @@ describe("AgentVersion", () => {
     expect(v0.outs?.origin).toBe("published");
     expect((await client.getAgent(a.id)).live_version).toBe(0);
 
-    const changed = (await agentHandler.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })).inputs;
+    const changed = (
+      await agentHandler.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })
+    ).inputs;
     const a1 = await agentHandler.update(a.id, a.outs, changed);
     const v1 = await publish(a1.outs);
     expect(v1.outs?.version).toBe(1);
@@ -210,7 +231,9 @@ describe("AgentVersion", () => {
   test("label changes in place; a dashboard rollback shows as drift; pinning a draft is refused", async () => {
     const a = await createAgent(base);
     const v0 = await publish(a.outs);
-    const changed = (await agentHandler.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })).inputs;
+    const changed = (
+      await agentHandler.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })
+    ).inputs;
     const a1 = await agentHandler.update(a.id, a.outs, changed);
     const v1 = await publish(a1.outs);
 

@@ -13,14 +13,24 @@ import {
 
 describe("value plumbing shared by the resources", () => {
   test("camelCase inputs map to the wire format and back, user-data keys untouched", () => {
-    const inputs = { builtinTools: { sendWhatsappTemplate: { phoneNumberId: "x" } }, defaultVariables: { Order_ID: "7", camelKey: "y" } };
+    const inputs = {
+      builtinTools: { sendWhatsappTemplate: { phoneNumberId: "x" } },
+      defaultVariables: { Order_ID: "7", camelKey: "y" },
+    };
     const wire = toWire(inputs, new Set(["defaultVariables"])) as any;
-    expect(wire).toEqual({ builtin_tools: { send_whatsapp_template: { phone_number_id: "x" } }, default_variables: { Order_ID: "7", camelKey: "y" } });
+    expect(wire).toEqual({
+      builtin_tools: { send_whatsapp_template: { phone_number_id: "x" } },
+      default_variables: { Order_ID: "7", camelKey: "y" },
+    });
     expect(fromWire(wire, new Set(["defaultVariables"]))).toEqual(inputs);
   });
 
   test("a merge-patch carries changed fields, removed fields as null, lists whole", () => {
-    const from = { voice: { provider: "a", voiceId: "x", speed: 1.2 }, variables: [{ key: "a" }, { key: "b" }], greeting: { message: "hi" } };
+    const from = {
+      voice: { provider: "a", voiceId: "x", speed: 1.2 },
+      variables: [{ key: "a" }, { key: "b" }],
+      greeting: { message: "hi" },
+    };
     const to = { voice: { provider: "a", voiceId: "y" }, variables: [{ key: "a" }, { key: "c" }], name: "n" };
     expect(mergePatch(from, to)).toEqual({
       voice: { voiceId: "y", speed: null },
@@ -33,7 +43,9 @@ describe("value plumbing shared by the resources", () => {
 
   test("projection keeps only what the program declared", () => {
     const observed = { voice: { provider: "a", model: "m", voiceId: "x", speed: 1 }, call: null, extra: 1 };
-    expect(project(observed, { voice: { provider: "b", voiceId: "y" }, call: { recordingEnabled: true } })).toEqual({
+    expect(
+      project(observed, { voice: { provider: "b", voiceId: "y" }, call: { recordingEnabled: true } }),
+    ).toEqual({
       voice: { provider: "a", voiceId: "x" },
       call: null,
     });

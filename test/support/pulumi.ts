@@ -53,7 +53,7 @@ export class PulumiProject {
     mkdirSync(base, { recursive: true });
     const dir = mkdtempSync(path.join(base, "e2e-"));
     const name = opts.name ?? "e2e";
-    writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
+    writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.ts\n`);
     mkdirSync(path.join(dir, ".state"));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -74,7 +74,8 @@ export class PulumiProject {
     project.setProgram(opts.program);
     await project.pulumi(["stack", "init", "test"]);
     for (const [k, v] of Object.entries(opts.config ?? {})) await project.pulumi(["config", "set", k, v]);
-    for (const [k, v] of Object.entries(opts.secrets ?? {})) await project.pulumi(["config", "set", "--secret", k, v]);
+    for (const [k, v] of Object.entries(opts.secrets ?? {}))
+      await project.pulumi(["config", "set", "--secret", k, v]);
     return project;
   }
 
@@ -83,7 +84,10 @@ export class PulumiProject {
   }
 
   /** Runs `pulumi <args>`; fails the test on a non-zero exit unless `allowFailure`. */
-  pulumi(args: string[], opts: { allowFailure?: boolean; env?: Record<string, string> } = {}): Promise<RunResult> {
+  pulumi(
+    args: string[],
+    opts: { allowFailure?: boolean; env?: Record<string, string> } = {},
+  ): Promise<RunResult> {
     this.commands.push(`pulumi ${args.join(" ")}`);
     return new Promise((resolve, reject) => {
       execFile(
@@ -104,7 +108,7 @@ export class PulumiProject {
   }
 
   up(opts: { allowFailure?: boolean } = {}): Promise<RunResult> {
-    return this.pulumi(["up", "--yes", "--skip-preview", "--diff"], opts);
+    return this.pulumi(["up", "--yes", "--skip-preview"], opts);
   }
 
   preview(opts: { expectNoChanges?: boolean; allowFailure?: boolean } = {}): Promise<RunResult> {
