@@ -117,6 +117,16 @@ describe("create", () => {
     expect(ok.system_prompt).toHaveLength(65536);
   });
 
+  it("takes label and notes for V0, and honours temperature 0 on any model", async () => {
+    const a = await api.createAgent({
+      label: "draft one",
+      notes: "from the test",
+      model: { model: "o3-mini", temperature: 0 },
+    });
+    expect(a).toMatchObject({ label: "draft one", notes: "from the test" });
+    expect(a.model).toMatchObject({ model: "o3-mini", provider: "openai", temperature: 0 });
+  });
+
   it("malformed JSON is 400 invalid_request", async () => {
     const r = await api.post("/v1/agents", "{not json");
     expect(r.status).toBe(400);
