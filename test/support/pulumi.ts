@@ -4,7 +4,7 @@
  * so their programs import `pulumi-voice-agent` (the compiled `dist/`) as a user's program would.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import * as path from "node:path";
 
@@ -41,26 +41,27 @@ export interface ProjectOptions {
 export class PulumiProject {
   readonly dir: string;
   readonly env: NodeJS.ProcessEnv;
+  /** The stack every command runs on. */
+  readonly stack: string;
   readonly commands: string[] = [];
 
-  private constructor(dir: string, env: NodeJS.ProcessEnv) {
+  private constructor(dir: string, env: NodeJS.ProcessEnv, stack: string) {
     this.dir = dir;
     this.env = env;
+    this.stack = stack;
   }
 
-  static async create(opts: ProjectOptions): Promise<PulumiProject> {
-    const base = path.join(REPO_ROOT, ".tmp");
-    mkdirSync(base, { recursive: true });
-    const dir = mkdtempSync(path.join(base, "e2e-"));
-    const name = opts.name ?? "e2e";
-    writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.ts\n`);
-    mkdirSync(path.join(dir, ".state"));
-    const env: NodeJS.ProcessEnv = {
+  private static environment(
+    dir: string,
+    passphrase: string,
+    extra: Record<string, string> = {},
+  ): NodeJS.ProcessEnv {
+    return {
       ...process.env,
       PATH: `${toolchainBin()}:${path.dirname(process.execPath)}:${process.env.PATH}`,
       PULUMI_HOME: path.join(dir, ".home"),
       PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}`,
-      PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
+      PULUMI_CONFIG_PASSPHRASE: passphrase,
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
       PULUMI_NODEJS_TRANSPILE_ONLY: "true",
@@ -68,15 +69,64 @@ export class PulumiProject {
       // Credentials come from stack config in these tests, never from the environment.
       VOICE_AGENT_API_KEY: "",
       VOICE_AGENT_BASE_URL: "",
-      ...opts.env,
+      ...extra,
     };
-    const project = new PulumiProject(dir, env);
+  }
+
+  private static newDir(): string {
+    const base = path.join(REPO_ROOT, ".tmp");
+    mkdirSync(base, { recursive: true });
+    const dir = mkdtempSync(path.join(base, "e2e-"));
+    mkdirSync(path.join(dir, ".state"));
+    return dir;
+  }
+
+  /** A new project holding `opts.program`, on a stack `test`. */
+  static async create(opts: ProjectOptions): Promise<PulumiProject> {
+    const dir = PulumiProject.newDir();
+    writeFileSync(
+      path.join(dir, "Pulumi.yaml"),
+      `name: ${opts.name ?? "e2e"}\nruntime: nodejs\nmain: index.ts\n`,
+    );
+    const project = new PulumiProject(
+      dir,
+      PulumiProject.environment(dir, "e2e-passphrase", opts.env),
+      "test",
+    );
     project.setProgram(opts.program);
-    await project.pulumi(["stack", "init", "test"]);
-    for (const [k, v] of Object.entries(opts.config ?? {})) await project.pulumi(["config", "set", k, v]);
-    for (const [k, v] of Object.entries(opts.secrets ?? {}))
-      await project.pulumi(["config", "set", "--secret", k, v]);
+    await project.initStack(opts.config, opts.secrets);
     return project;
+  }
+
+  /**
+   * A copy of an example project, its Pulumi.<stack>.yaml files included (their encrypted secrets
+   * decrypt with the example's passphrase), on stack `stack`, with `config` set on top.
+   */
+  static async fromDirectory(
+    source: string,
+    opts: { stack: string; passphrase: string; config?: Record<string, string> },
+  ): Promise<PulumiProject> {
+    const dir = PulumiProject.newDir();
+    cpSync(source, dir, { recursive: true, filter: (f) => !f.includes("node_modules") });
+    const project = new PulumiProject(dir, PulumiProject.environment(dir, opts.passphrase), opts.stack);
+    await project.initStack(opts.config);
+    return project;
+  }
+
+  /** The same project on another stack (created from its Pulumi.<stack>.yaml when present). */
+  async withStack(stack: string, config: Record<string, string> = {}): Promise<PulumiProject> {
+    const project = new PulumiProject(this.dir, this.env, stack);
+    await project.initStack(config);
+    return project;
+  }
+
+  private async initStack(
+    config: Record<string, string> = {},
+    secrets: Record<string, string> = {},
+  ): Promise<void> {
+    await this.pulumi(["stack", "init", this.stack], { noStack: true });
+    for (const [k, v] of Object.entries(config)) await this.pulumi(["config", "set", k, v]);
+    for (const [k, v] of Object.entries(secrets)) await this.pulumi(["config", "set", "--secret", k, v]);
   }
 
   setProgram(program: string): void {
@@ -86,13 +136,13 @@ export class PulumiProject {
   /** Runs `pulumi <args>`; fails the test on a non-zero exit unless `allowFailure`. */
   pulumi(
     args: string[],
-    opts: { allowFailure?: boolean; env?: Record<string, string> } = {},
+    opts: { allowFailure?: boolean; env?: Record<string, string>; noStack?: boolean } = {},
   ): Promise<RunResult> {
     this.commands.push(`pulumi ${args.join(" ")}`);
     return new Promise((resolve, reject) => {
       execFile(
         "pulumi",
-        [...args, "--non-interactive"],
+        [...args, "--non-interactive", ...(opts.noStack ? [] : ["--stack", this.stack])],
         { cwd: this.dir, env: { ...this.env, ...opts.env }, maxBuffer: 64 * 1024 * 1024 },
         (err, stdout, stderr) => {
           const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
