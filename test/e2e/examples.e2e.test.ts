@@ -1,0 +1,124 @@
+/**
+ * Every example under examples/ through the real Pulumi CLI against the emulator: up, no-change
+ * preview and refresh, the example's own walkthrough, destroy.
+ *
+ * With RECORD_PREVIEWS=1 the `pulumi preview --json` documents of these runs are written to
+ * test/fixtures/previews/, where the pull-request report's tests read them.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { PulumiProject, REPO_ROOT } from "../support/pulumi";
+
+type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+let emu: Emulator;
+const EXAMPLES = path.join(REPO_ROOT, "examples");
+const FIXTURES = path.join(REPO_ROOT, "test/fixtures/previews");
+
+async function api(pathname: string): Promise<any> {
+  const res = await fetch(`${emu.url}${pathname}`, { headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+/** Records `pulumi preview --json` for the report's tests when RECORD_PREVIEWS is set. */
+async function record(p: PulumiProject, name: string): Promise<void> {
+  if (!process.env.RECORD_PREVIEWS) return;
+  const { stdout } = await p.pulumi(["preview", "--json"]);
+  mkdirSync(FIXTURES, { recursive: true });
+  writeFileSync(path.join(FIXTURES, `${name}.json`), stdout.replaceAll(emu.url, "http://127.0.0.1:8787"));
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+describe("examples", () => {
+  test("support-agent: dev and prod stacks from their own Pulumi.<stack>.yaml", async () => {
+    const config = { "voice-agent:baseUrl": emu.url };
+    const dev = await PulumiProject.fromDirectory(path.join(EXAMPLES, "support-agent"), {
+      stack: "dev",
+      passphrase: "local-example",
+      config,
+    });
+    try {
+      const prod = await dev.withStack("prod", config);
+      await record(dev, "support-agent-create");
+      for (const stack of [dev, prod]) await stack.upAndSettle();
+      await record(dev, "support-agent-no-change");
+
+      const devAgent = await api(`/v1/agents/${(await dev.outputs()).agentId}?version=live`);
+      const prodAgent = await api(`/v1/agents/${(await prod.outputs()).agentId}?version=live`);
+      expect(devAgent.name).toBe("Acme support (dev)");
+      expect(devAgent.voice.voice_id).toBe("meera");
+      expect(devAgent.numbers.inbound_phone).toBe("+918065550101");
+      expect(devAgent.label).toBe("dev");
+      expect(prodAgent.voice.provider).toBe("cartesia");
+      expect(prodAgent.numbers.inbound_phone).toBe("+918065550102");
+      expect(prodAgent.label).toBe("2026.11.1");
+      expect(prodAgent.call.recording_enabled).toBe(true);
+      for (const stack of [dev, prod]) expect(await stack.exportState(true)).not.toContain(DEFAULT_API_KEY);
+
+      // A prompt change: the Agent updates, the AgentVersion is replaced by a newly published one.
+      const prompt = path.join(dev.dir, "prompt.md");
+      writeFileSync(prompt, readFileSync(prompt, "utf8").replace("arrange returns", "arrange returns and exchanges"));
+      await record(dev, "support-agent-prompt-change");
+
+      for (const stack of [dev, prod]) await stack.destroy();
+      expect((await api(`/v1/agents/${devAgent.id}`)).live_version).toBeNull();
+    } finally {
+      dev.cleanup();
+    }
+  }, 600_000);
+
+  test("rollback: publish, change, revert, pin", async () => {
+    const p = await PulumiProject.fromDirectory(path.join(EXAMPLES, "rollback"), {
+      stack: "dev",
+      passphrase: "local-example",
+      config: { "voice-agent:baseUrl": emu.url },
+    });
+    await p.pulumi(["config", "set", "--secret", "voice-agent:apiKey", DEFAULT_API_KEY]);
+    try {
+      const prompt = path.join(p.dir, "prompt.md");
+      const original = readFileSync(prompt, "utf8");
+
+      await p.upAndSettle();
+      expect(await p.outputs()).toMatchObject({ liveVersion: 0, origin: "published", activation: "activate" });
+
+      writeFileSync(prompt, `${original}Ask about dietary needs.\n`);
+      await p.upAndSettle();
+      expect(await p.outputs()).toMatchObject({ liveVersion: 1, origin: "published" });
+
+      writeFileSync(prompt, original); // git revert
+      await record(p, "rollback-revert");
+      await p.upAndSettle();
+      const out = await p.outputs();
+      expect(out).toMatchObject({ liveVersion: 0, origin: "reused", activation: "rollback" });
+      const history = await api(`/v1/agents/${out.agentId}/activations`);
+      expect(history.data[0]).toMatchObject({ action: "rollback", version: 0, previous_version: 1 });
+
+      await p.pulumi(["config", "set", "pinVersion", "1"]);
+      await p.upAndSettle();
+      expect(await p.outputs()).toMatchObject({ liveVersion: 1, origin: "pinned" });
+      await p.pulumi(["config", "rm", "pinVersion"]);
+      await p.upAndSettle();
+      expect(await p.outputs()).toMatchObject({ liveVersion: 0, origin: "reused" });
+
+      // Label only: an in-place update of the published version.
+      await p.pulumi(["config", "set", "release", "2026.11.2"]);
+      await record(p, "rollback-label");
+      await p.upAndSettle();
+
+      // Removing the program's resources: the preview shows the deletions.
+      p.setProgram("export {};\n");
+      await record(p, "rollback-delete");
+      await p.destroy();
+    } finally {
+      p.cleanup();
+    }
+  }, 600_000);
+});
