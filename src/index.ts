@@ -22,3 +22,18 @@ export {
   type VoiceArgs,
 } from "./resources/agent";
 export { AgentVersion, type AgentVersionArgs } from "./resources/agentVersion";
+export {
+  AnalysisGroup,
+  type AnalysisGroupArgs,
+  type AnalysisItemArgs,
+} from "./resources/analysisGroup";
+export {
+  KnowledgeBase,
+  type KnowledgeBaseArgs,
+  type KnowledgeBaseDocumentArgs,
+  type KnowledgeBaseDocumentStatus,
+  type KnowledgeBaseTextDocumentArgs,
+  type KnowledgeBaseUrlDocumentArgs,
+} from "./resources/knowledgeBase";
+export * from "./resources/lookups";
+export { Widget, type WidgetArgs, type WidgetThemeArgs } from "./resources/widget";

@@ -62,7 +62,17 @@ export async function client(): Promise<VoiceAgentClient> {
   const ns = settings.namespace;
   const source = { get: (key: string) => values[key.replace(/^voice-agent:/, `${ns}:`)] };
   const env = ns === "voice-agent" ? process.env : {};
-  cachedClient = new VoiceAgentClient(configFromPulumi(source, env));
+  try {
+    cachedClient = new VoiceAgentClient(configFromPulumi(source, env));
+  } catch (err) {
+    // Name the keys of this provider's namespace, not the default one.
+    if (ns === "voice-agent" || !(err instanceof Error)) throw err;
+    throw new Error(
+      err.message
+        .replaceAll("voice-agent:", `${ns}:`)
+        .replace(/ or the VOICE_AGENT_\w+ environment variable/, ""),
+    );
+  }
   return cachedClient;
 }
 

@@ -15,7 +15,7 @@ import {
   checkAgentCatalogue,
   checkAgentStatic,
   newAgentConfig,
-  zodIssues,
+  parseWith,
 } from "../spec";
 import { isPlainObject, toCamelKey, toWire, UNKNOWN } from "./normalize";
 
@@ -106,9 +106,8 @@ export async function validateAgentInputs(
     toWire(known) as Record<string, any>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
   const body = toBody(knownPart(declared) as Record<string, unknown>);
-  const schema = declared.name === UNKNOWN ? AgentBody : AgentCreateBody;
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) return zodIssues(parsed.error).map(failure);
+  const parsed = parseWith(declared.name === UNKNOWN ? AgentBody : AgentCreateBody, body);
+  if (!parsed.ok) return parsed.issues.map(failure);
 
   const config = newAgentConfig(parsed.data);
   const issues = checkAgentStatic(config);

@@ -514,6 +514,22 @@ export const agentHandler: ResourceHandler = {
       throw err;
     });
     if (detail && detail.live_version !== null) await c.activate(id, null);
+    // An open draft that still attaches this stack's knowledge bases or analysis groups would keep
+    // them "in use" and block their deletion later in the same destroy: detach them from the draft.
+    if (detail && !detail.is_published) {
+      const detach: Record<string, string[]> = {};
+      for (const [input, field] of [
+        ["knowledgeBaseIds", "knowledge_base_ids"],
+        ["analysisGroupIds", "analysis_group_ids"],
+      ] as const) {
+        const ours = new Set<string>(props[input] ?? []);
+        const kept = (detail[field] as string[]).filter((x) => !ours.has(x));
+        if (ours.size > 0 && kept.length !== detail[field].length) detach[field] = kept;
+      }
+      if (Object.keys(detach).length > 0) {
+        await c.patchAgent(id, detach, { ifMatch: detail.document_revision }).catch(() => undefined);
+      }
+    }
     // The service has no delete: the agent stays in the dashboard, off air.
     console.error(
       `pulumi-voice-agent: agent "${props.name}" (${id}) is now off air and remains in the dashboard (the service has no delete).`,
