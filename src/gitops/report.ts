@@ -4,6 +4,9 @@
  * every platform line), what will be published and what will go live; then warnings and errors.
  */
 import { createPatch } from "diff";
+import type { VoiceAgentClient } from "../client";
+import { deepEqual } from "../provider/normalize";
+import { declaredConfig, observedConfig } from "../resources/agent";
 
 /** The parts of a `pulumi preview --json` document the report reads. */
 export interface PreviewJson {
@@ -110,8 +113,51 @@ function fieldChanges(step: PreviewStep): string {
   return `${head}\n|---|---|---|\n${rows.join("\n")}\n\n${diffs.join("\n")}`;
 }
 
+/**
+ * For each AgentVersion that will be created or replaced, the published version that already holds
+ * the configuration its Agent declares (a revert), read from the service: AgentVersion URN →
+ * version number. Agents whose new configuration is not fully known (secrets, values known only
+ * after apply) are skipped.
+ */
+export async function findReusedVersions(
+  preview: PreviewJson,
+  client: VoiceAgentClient,
+): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  const steps = preview.steps ?? [];
+  for (const step of steps) {
+    const inputs = step.newState?.inputs ?? {};
+    if (typeOf(step) !== "AgentVersion" || !["create", "replace"].includes(step.op)) continue;
+    if (
+      inputs.pinnedVersion !== undefined ||
+      typeof inputs.agentId !== "string" ||
+      inputs.agentId === UNKNOWN
+    )
+      continue;
+    const agentStep = steps.find(
+      (s) =>
+        typeOf(s) === "Agent" &&
+        (s.oldState?.outputs?.agentId === inputs.agentId || (s as any).oldState?.id === inputs.agentId),
+    );
+    const text = JSON.stringify(agentStep?.newState?.inputs ?? null);
+    if (!agentStep?.newState?.inputs || text.includes(UNKNOWN) || text.includes('"[secret]"')) continue;
+    const declared = declaredConfig(agentStep.newState.inputs);
+    const published: number[] = [];
+    for await (const row of client.listVersions(inputs.agentId))
+      if (row.is_published) published.push(row.version);
+    for (const version of published.sort((a, b) => b - a)) {
+      const detail = await client.getAgent(inputs.agentId, { version });
+      if (deepEqual(observedConfig(detail, declared), declared)) {
+        found.set(step.urn, version);
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 /** What an AgentVersion step will do to the agent's versions, in words. */
-function versionPlan(step: PreviewStep, steps: PreviewStep[]): string {
+function versionPlan(step: PreviewStep, steps: PreviewStep[], reused?: number): string {
   const inputs = step.newState?.inputs ?? {};
   const old = step.oldState?.outputs ?? {};
   const agentStep = steps.find((s) => typeOf(s) === "Agent" && s.newState?.inputs && s.op !== "delete");
@@ -131,6 +177,12 @@ function versionPlan(step: PreviewStep, steps: PreviewStep[]): string {
       parts.push(`updates the notes of version ${old.version}`);
     if (live && old.isLive === false) parts.push(`puts version ${old.version} back live`);
     return `In place: ${parts.join(", ") || "metadata only"}.\n`;
+  }
+  if (reused !== undefined) {
+    return (
+      `Published version **${reused}** already holds exactly this configuration: it is put back ` +
+      `${live ? "live" : "in place"}${replacing} and nothing is published${live ? " (a rollback)" : ""}.\n`
+    );
   }
   let next = "";
   if (agentOld.latestVersion !== undefined) {
@@ -153,7 +205,10 @@ function blocked(step: PreviewStep): string {
 }
 
 /** Markdown for a pull-request comment from a `pulumi preview --json` document. */
-export function renderReport(preview: PreviewJson, opts: { title?: string } = {}): string {
+export function renderReport(
+  preview: PreviewJson,
+  opts: { title?: string; reused?: ReadonlyMap<string, number> } = {},
+): string {
   const steps = (preview.steps ?? []).filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
   const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
   const title = opts.title ?? "Voice agents: preview";
@@ -175,7 +230,7 @@ export function renderReport(preview: PreviewJson, opts: { title?: string } = {}
     const reasons = s.replaceReasons?.length
       ? ` (because of ${s.replaceReasons.map((r) => `\`${r}\``).join(", ")})`
       : "";
-    const plan = type === "AgentVersion" ? versionPlan(s, steps) : "";
+    const plan = type === "AgentVersion" ? versionPlan(s, steps, opts.reused?.get(s.urn)) : "";
     return `#### ${sign} ${type} \`${nameOf(s.urn)}\`: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}`;
   });
   const others = steps.filter((s) => !ours.includes(s));

@@ -64,7 +64,8 @@ export class AgentVersion extends pulumi.dynamic.Resource {
       dynamicProvider("agentVersion"),
       name,
       {
-        agentId: args.agent.agentId,
+        // The resource id is the agent id, and unlike an output it stays known during a preview.
+        agentId: args.agent.id,
         contentHash: args.version === undefined ? args.agent.contentHash : undefined,
         draftVersion: args.agent.draftVersion,
         documentRevision: args.agent.documentRevision,

@@ -17,7 +17,9 @@ const EXAMPLES = path.join(REPO_ROOT, "examples");
 const FIXTURES = path.join(REPO_ROOT, "test/fixtures/previews");
 
 async function api(pathname: string): Promise<any> {
-  const res = await fetch(`${emu.url}${pathname}`, { headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } });
+  const res = await fetch(`${emu.url}${pathname}`, {
+    headers: { authorization: `Bearer ${DEFAULT_API_KEY}` },
+  });
   expect(res.status).toBe(200);
   return res.json();
 }
@@ -65,7 +67,10 @@ describe("examples", () => {
 
       // A prompt change: the Agent updates, the AgentVersion is replaced by a newly published one.
       const prompt = path.join(dev.dir, "prompt.md");
-      writeFileSync(prompt, readFileSync(prompt, "utf8").replace("arrange returns", "arrange returns and exchanges"));
+      writeFileSync(
+        prompt,
+        readFileSync(prompt, "utf8").replace("arrange returns", "arrange returns and exchanges"),
+      );
       await record(dev, "support-agent-prompt-change");
 
       for (const stack of [dev, prod]) await stack.destroy();
@@ -87,7 +92,11 @@ describe("examples", () => {
       const original = readFileSync(prompt, "utf8");
 
       await p.upAndSettle();
-      expect(await p.outputs()).toMatchObject({ liveVersion: 0, origin: "published", activation: "activate" });
+      expect(await p.outputs()).toMatchObject({
+        liveVersion: 0,
+        origin: "published",
+        activation: "activate",
+      });
 
       writeFileSync(prompt, `${original}Ask about dietary needs.\n`);
       await p.upAndSettle();
