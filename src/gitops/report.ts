@@ -104,7 +104,7 @@ function fieldChanges(step: PreviewStep): string {
     const a = before.get(path);
     const b = after.get(path);
     if (JSON.stringify(a) === JSON.stringify(b)) continue;
-    rows.push(`| \`${path}\` | ${show(a)} | ${show(b)} |`);
+    rows.push(`| \`${path}\` | ${step.op === "create" ? "" : show(a)} | ${show(b)} |`);
     if ((isLongText(a) || isLongText(b)) && b !== UNKNOWN)
       diffs.push(lineDiff(path, String(a ?? ""), String(b ?? "")));
   }

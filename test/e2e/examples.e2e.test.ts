@@ -8,7 +8,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { findReusedVersions } from "../../src/gitops/report";
 import { PulumiProject, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
@@ -80,6 +82,58 @@ describe("examples", () => {
     }
   }, 600_000);
 
+  /** An example with no stack file of its own: config set on a fresh stack `dev`. */
+  async function fresh(name: string, config: Record<string, string> = {}): Promise<PulumiProject> {
+    const p = await PulumiProject.fromDirectory(path.join(EXAMPLES, name), {
+      stack: "dev",
+      passphrase: "local-example",
+      config: { "voice-agent:baseUrl": emu.url, ...config },
+    });
+    await p.pulumi(["config", "set", "--secret", "voice-agent:apiKey", DEFAULT_API_KEY]);
+    return p;
+  }
+
+  test("widget-knowledge: knowledge bases, analysis groups and the widget, key rotation as a secret", async () => {
+    const p = await fresh("widget-knowledge");
+    try {
+      await p.upAndSettle();
+      const out = await p.outputs();
+      const agent = await api(`/v1/agents/${out.agentId}?version=live`);
+      expect(agent.knowledge_base_ids).toHaveLength(2);
+      expect(agent.analysis_group_ids).toHaveLength(2);
+      expect(out.widgetKey.startsWith(out.widgetKeyPrefix)).toBe(true);
+      expect(await p.exportState(false)).not.toContain(out.widgetKey);
+
+      await p.pulumi(["config", "set", "widgetKeyVersion", "2"]);
+      await p.upAndSettle();
+      const rotated = await p.outputs();
+      expect(rotated.widgetKey).not.toBe(out.widgetKey);
+      expect(await p.exportState(false)).not.toContain(rotated.widgetKey);
+      expect(await p.exportState(true)).toContain(rotated.widgetKey);
+
+      await p.destroy();
+      expect((await api(`/v1/agents/${out.agentId}/widget`)).status).toBe("paused");
+    } finally {
+      p.cleanup();
+    }
+  }, 600_000);
+
+  test("voice-lookup: the voice comes from the catalogue for the configured language", async () => {
+    const p = await fresh("voice-lookup", { "voice-lookup:language": "hi-IN" });
+    try {
+      await p.upAndSettle();
+      const out = await p.outputs();
+      const offered = await api("/v1/voices?provider=sarvam&language=hi-IN");
+      expect(offered.map((v: any) => v.voice_id)).toContain(out.chosenVoice);
+      const agent = await api(`/v1/agents/${out.agentId}?version=live`);
+      expect(agent.voice.voice_id).toBe(out.chosenVoice);
+      expect(agent.model.model).toBe(out.chosenModel);
+      await p.destroy();
+    } finally {
+      p.cleanup();
+    }
+  }, 600_000);
+
   test("rollback: publish, change, revert, pin", async () => {
     const p = await PulumiProject.fromDirectory(path.join(EXAMPLES, "rollback"), {
       stack: "dev",
@@ -104,6 +158,13 @@ describe("examples", () => {
 
       writeFileSync(prompt, original); // git revert
       await record(p, "rollback-revert");
+      // The pull-request report can tell which published version the revert brings back.
+      const preview = JSON.parse((await p.pulumi(["preview", "--json"])).stdout);
+      const reused = await findReusedVersions(
+        preview,
+        new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY }),
+      );
+      expect([...reused.values()]).toEqual([0]);
       await p.upAndSettle();
       const out = await p.outputs();
       expect(out).toMatchObject({ liveVersion: 0, origin: "reused", activation: "rollback" });

@@ -1,0 +1,91 @@
+/**
+ * The pull-request report, fed with `pulumi preview --json` documents recorded from real runs of the
+ * examples (test/e2e/examples.e2e.test.ts with RECORD_PREVIEWS=1).
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { describe, expect, test } from "vitest";
+import { type PreviewJson, renderReport } from "../../src/gitops/report";
+import { REPO_ROOT } from "../support/pulumi";
+
+const fixture = (name: string): PreviewJson =>
+  JSON.parse(readFileSync(path.join(REPO_ROOT, "test/fixtures/previews", `${name}.json`), "utf8"));
+
+describe("voice-agent-diff report", () => {
+  test("creation: every resource to create, with the declared fields", () => {
+    const md = renderReport(fixture("support-agent-create"));
+    expect(md).toMatch(/\*\*\d+ to create\*\*/);
+    expect(md).toContain("#### + Agent `support`: create");
+    expect(md).toContain("#### + AgentVersion `support-live`: create");
+    expect(md).toMatch(/\| `voice\.voiceId` \| +\| `"meera"` \|/);
+    expect(md).toMatch(/\| `numbers\.inboundPhone` \| +\| `"\+918065550101"` \|/);
+    expect(md).toMatch(/Publishes the agent's draft as version \*\*0\*\* and puts it live/);
+  });
+
+  test("a prompt change: the prompt's line diff and the version that will go live", () => {
+    const md = renderReport(fixture("support-agent-prompt-change"));
+    expect(md).toContain("#### ~ Agent `support`: update");
+    expect(md).toContain("| `systemPrompt` |");
+    expect(md).toContain("```diff");
+    expect(md).toMatch(/^-.*arrange returns\.$/m);
+    expect(md).toMatch(/^\+.*arrange returns and exchanges\.$/m);
+    expect(md).toMatch(/#### \+- AgentVersion `support-live`: replace \(because of `contentHash`\)/);
+    expect(md).toContain(
+      "Publishes the agent's draft as version **1** and puts it live (replacing live version 0)",
+    );
+    expect(md).not.toContain("`agentId`");
+  });
+
+  test("a revert names the version it can bring back when the service is asked", () => {
+    const preview = fixture("rollback-revert");
+    const urn = preview.steps!.find((s) => s.urn.endsWith("::reservations-live"))!.urn;
+    const md = renderReport(preview, { reused: new Map([[urn, 0]]) });
+    expect(md).toContain("Published version **0** already holds exactly this configuration");
+    expect(md).toContain("(a rollback)");
+    expect(md).toMatch(/^-Ask about dietary needs\.$/m);
+  });
+
+  test("an in-place update of the version: a label", () => {
+    const md = renderReport(fixture("rollback-label"));
+    expect(md).toContain("#### ~ AgentVersion `reservations-live`: update");
+    expect(md).toContain("relabels version 0 to `2026.11.2`");
+    expect(md).not.toContain("Agent `reservations`");
+  });
+
+  test("no change says so in one line", () => {
+    expect(renderReport(fixture("support-agent-no-change"))).toBe(
+      "### Voice agents: preview\n\nNo changes: the service already matches this commit.\n",
+    );
+  });
+
+  test("deletion: what goes, and that history stays", () => {
+    const md = renderReport(fixture("rollback-delete"));
+    expect(md).toContain("#### - Agent `reservations`: delete");
+    expect(md).toContain("#### - AgentVersion `reservations-live`: delete");
+    expect(md).toContain("stays published in the service's history");
+  });
+
+  test("warnings and errors of the preview are listed", () => {
+    const preview = fixture("rollback-label");
+    preview.diagnostics = [
+      { severity: "warning", message: "voice 'x' will be withdrawn\n", urn: "urn:a::b" },
+    ];
+    expect(renderReport(preview)).toContain("- **warning** `b`: voice 'x' will be withdrawn");
+  });
+
+  test("the command reads a file or stdin and refuses what is not preview JSON", () => {
+    const cli = path.join(REPO_ROOT, "dist/gitops/cli.js");
+    const file = path.join(REPO_ROOT, "test/fixtures/previews/support-agent-no-change.json");
+    expect(execFileSync(process.execPath, [cli, file], { encoding: "utf8" })).toContain("No changes");
+    expect(
+      execFileSync(process.execPath, [cli, "--title", "prod"], {
+        input: readFileSync(file),
+        encoding: "utf8",
+      }),
+    ).toContain("### prod");
+    expect(() => execFileSync(process.execPath, [cli], { input: "not json", stdio: "pipe" })).toThrow(
+      /not the JSON/,
+    );
+  });
+});

@@ -1,0 +1,49 @@
+/** The CI workflow sample: preview with a report on pull requests, deploy per environment on merge. */
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { describe, expect, test } from "vitest";
+import { parse } from "yaml";
+import { REPO_ROOT } from "../support/pulumi";
+
+const file = path.join(REPO_ROOT, "examples/gitops/.github/workflows/voice-agents.yml");
+const text = readFileSync(file, "utf8");
+const workflow = parse(text);
+const runs = (job: string): string[] =>
+  workflow.jobs[job].steps.filter((s: any) => s.run).map((s: any) => s.run);
+
+describe("examples/gitops workflow", () => {
+  test("previews pull requests and deploys merges to main", () => {
+    expect(Object.keys(workflow.on).sort()).toEqual(["pull_request", "push"]);
+    expect(workflow.on.push.branches).toEqual(["main"]);
+    expect(workflow.jobs.preview.if).toContain("pull_request");
+    expect(workflow.jobs.deploy.if).toContain("push");
+  });
+
+  test("the preview job posts the voice-agent-diff report of `pulumi preview --json`, per stack", () => {
+    const steps = runs("preview").join("\n");
+    expect(steps).toMatch(/pulumi preview --stack \$\{\{ matrix\.stack \}\} --json > preview\.json/);
+    expect(steps).toMatch(/voice-agent-diff --resolve .*preview\.json > report\.md/);
+    expect(workflow.jobs.preview.strategy.matrix.stack).toEqual(["dev", "prod"]);
+    const comment = workflow.jobs.preview.steps.find((s: any) =>
+      String(s.uses).includes("pull-request-comment"),
+    );
+    expect(comment.with.path).toBe("agents/report.md");
+    expect(workflow.permissions["pull-requests"]).toBe("write");
+  });
+
+  test("the deploy job runs `pulumi up` per environment, dev before prod, then expects no changes", () => {
+    const steps = runs("deploy").join("\n");
+    expect(steps).toContain("pulumi up --yes --stack ${{ matrix.stack }}");
+    expect(steps).toContain("pulumi preview --expect-no-changes --stack ${{ matrix.stack }}");
+    expect(workflow.jobs.deploy.strategy.matrix.stack).toEqual(["dev", "prod"]);
+    expect(workflow.jobs.deploy.strategy["max-parallel"]).toBe(1);
+    expect(workflow.jobs.deploy.environment).toBe("${{ matrix.stack }}");
+  });
+
+  test("the API key comes from the CI's secret store, never from the file", () => {
+    for (const job of ["preview", "deploy"]) {
+      expect(workflow.jobs[job].env.VOICE_AGENT_API_KEY).toBe("${{ secrets.VOICE_AGENT_API_KEY }}");
+    }
+    expect(text).not.toMatch(/va_[a-z0-9_]+/i);
+  });
+});
