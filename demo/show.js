@@ -12,6 +12,11 @@ async function main(agentId) {
     `Voice      ${live.voice.provider}/${live.voice.voice_id}, model ${live.model.model}, language ${live.language.default}`,
   );
   console.log(`Greeting   ${live.greeting.message ?? "(none)"}`);
+  console.log(`Knowledge  ${live.knowledge_base_ids.length} knowledge base(s) attached`);
+  const widget = await client.getWidget(agentId);
+  console.log(
+    `Widget     ${widget.name}: ${widget.status}, key ${widget.public_key_prefix}…, origins ${widget.allowed_origins.join(", ")}`,
+  );
   console.log("Versions");
   for await (const v of client.listVersions(agentId)) {
     console.log(

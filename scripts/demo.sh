@@ -29,9 +29,23 @@ pulumi stack init demo --non-interactive >/dev/null
 pulumi config set voice-agent:baseUrl "$url"
 pulumi config set --secret voice-agent:apiKey va_test_local
 
-echo "==> pulumi up"
+echo "==> pulumi up: publish version 0 and put it live"
 pulumi up --yes --non-interactive
 echo "==> pulumi preview --expect-no-changes"
+pulumi preview --expect-no-changes --non-interactive >/dev/null && echo "no changes: the service matches the program"
+
+echo "==> a pull request changes the prompt: the report a reviewer reads"
+pulumi config set demo:exchanges true
+pulumi config set demo:release 2026.11.2
+pulumi preview --json --non-interactive >"$state/preview.json"
+VOICE_AGENT_BASE_URL="$url" VOICE_AGENT_API_KEY=va_test_local node dist/gitops/cli.js --resolve "$state/preview.json"
+echo "==> merged: pulumi up publishes version 1 and puts it live"
+pulumi up --yes --non-interactive --suppress-outputs | tail -n 4
+
+echo "==> reverted: pulumi up puts version 0 back live (nothing published)"
+pulumi config rm demo:exchanges
+pulumi config rm demo:release
+pulumi up --yes --non-interactive --suppress-outputs | tail -n 4
 pulumi preview --expect-no-changes --non-interactive >/dev/null && echo "no changes: the service matches the program"
 
 echo "==> what went live"

@@ -311,6 +311,10 @@ export class Agent extends pulumi.dynamic.Resource {
       "voice-agent",
       "Agent",
     );
+    // The agent id is the resource id. Unlike an output, the id of an existing resource stays
+    // known during a preview, so resources built on `agentId` (versions, widgets) are not shown
+    // as replaced when only the agent's configuration changes.
+    (this as { agentId: pulumi.Output<string> }).agentId = this.id;
   }
 }
 

@@ -64,8 +64,7 @@ export class AgentVersion extends pulumi.dynamic.Resource {
       dynamicProvider("agentVersion"),
       name,
       {
-        // The resource id is the agent id, and unlike an output it stays known during a preview.
-        agentId: args.agent.id,
+        agentId: args.agent.agentId,
         contentHash: args.version === undefined ? args.agent.contentHash : undefined,
         draftVersion: args.agent.draftVersion,
         documentRevision: args.agent.documentRevision,
