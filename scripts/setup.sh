@@ -66,5 +66,10 @@ cmp -s toolchain/pulumi-resource-pulumi-nodejs "$PVA_PULUMI_DIR/bin/pulumi-resou
   cp toolchain/pulumi-resource-pulumi-nodejs "$PVA_PULUMI_DIR/bin/"
 log "$(pulumi version) at $PVA_PULUMI_DIR/bin"
 
-# 4. The package itself.
+# 4. The package itself, and its commands on node_modules/.bin (npm links a package's bins for its
+#    dependents, not for itself), so `npx voice-agent-emulator` works in this repository too.
 npx tsc -p tsconfig.build.json
+for bin in voice-agent-emulator:emulator/cli.js voice-agent-diff:gitops/cli.js; do
+  chmod +x "dist/${bin#*:}"
+  ln -sf "../../dist/${bin#*:}" "node_modules/.bin/${bin%%:*}"
+done

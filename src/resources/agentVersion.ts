@@ -83,6 +83,16 @@ export class AgentVersion extends pulumi.dynamic.Resource {
       "voice-agent",
       "AgentVersion",
     );
+    // A version that became blocked (a model retired, a voice withdrawn, a knowledge base deleted)
+    // is flagged at preview, from the state as last read (`pulumi preview --refresh` reads it anew).
+    pulumi.all([this.version, this.blockedReasons]).apply(([version, reasons]) => {
+      if (reasons && reasons.length > 0) {
+        pulumi.log.warn(
+          `version ${version} is blocked and cannot go live again: ${reasons.join("; ")}`,
+          this,
+        );
+      }
+    });
   }
 }
 

@@ -190,6 +190,28 @@ describe("Agent and AgentVersion through the real engine", () => {
     }
   }, 900_000);
 
+  test("a model retired after publishing is flagged at preview, naming the field", async () => {
+    const p = await PulumiProject.create({
+      program: `
+import * as va from "pulumi-voice-agent";
+const agent = new va.Agent("blocked", { name: "Soon blocked", model: { model: "gemini-1.5-flash" } });
+export const version = new va.AgentVersion("blocked-live", { agent }).version;
+`,
+      config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+    });
+    try {
+      await p.upAndSettle();
+      await fetch(`${emu.url}/_emulator/models/gemini-1.5-flash/retire`, { method: "POST" });
+      const preview = await p.pulumi(["preview", "--refresh"], { allowFailure: true });
+      expect(preview.code).not.toBe(0);
+      expect(preview.stdout).toMatch(/model\.model: 'gemini-1\.5-flash' is retired/);
+      await p.destroy();
+    } finally {
+      p.cleanup();
+    }
+  }, 300_000);
+
   test("adopt an existing agent, and pin a published version", async () => {
     const existing = await api("POST", "/v1/agents", {
       name: "Made in the dashboard",

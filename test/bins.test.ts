@@ -1,0 +1,38 @@
+/** The package's commands, as a user runs them: `npx voice-agent-emulator`, `npx voice-agent-diff`. */
+import { execFileSync, spawn } from "node:child_process";
+import * as path from "node:path";
+import { describe, expect, test } from "vitest";
+import { REPO_ROOT } from "./support/pulumi";
+
+const bin = (name: string) => path.join(REPO_ROOT, "node_modules/.bin", name);
+
+describe("commands", () => {
+  test("npx voice-agent-emulator --port 0 prints where it listens, and serves the API", async () => {
+    const child = spawn(bin("voice-agent-emulator"), ["--port", "0"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        let text = "";
+        child.stdout.on("data", (chunk) => {
+          text += chunk;
+          if (text.includes("\n")) resolve(text.split("\n")[0] as string);
+        });
+        child.on("exit", (code) => reject(new Error(`exited ${code}`)));
+      });
+      expect(first).toMatch(/^voice-agent emulator listening on http:\/\/127\.0\.0\.1:\d+$/);
+      const url = first.replace("voice-agent emulator listening on ", "");
+      const res = await fetch(`${url}/v1/models`, { headers: { authorization: "Bearer va_test_local" } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-request-id")).toBeTruthy();
+    } finally {
+      child.kill();
+    }
+  });
+
+  test("npx voice-agent-diff --help", () => {
+    expect(execFileSync(bin("voice-agent-diff"), ["--help"], { encoding: "utf8" })).toContain(
+      "usage: voice-agent-diff",
+    );
+  });
+});
