@@ -17,6 +17,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiError, VoiceAgentClient } from "../client";
 import { client } from "../provider/context";
+import { unlessGone } from "../provider/gone";
 import type { ResourceHandler } from "../provider/handlers";
 import {
   changedKeys,
@@ -482,10 +483,7 @@ export const agentHandler: ResourceHandler = {
 
   async read(id, props) {
     const c = await client();
-    const detail = await workingVersion(c, id).catch((err) => {
-      if ((err as ApiError)?.status === 404) return undefined;
-      throw err;
-    });
+    const detail = await unlessGone(workingVersion(c, id));
     // Gone from the service (another workspace or key): the resource leaves the state.
     if (!detail) return {};
     const outs = outputs(props, detail);
@@ -513,10 +511,7 @@ export const agentHandler: ResourceHandler = {
 
   async delete(id, props) {
     const c = await client();
-    const detail = await c.getAgent(id).catch((err) => {
-      if ((err as ApiError).status === 404) return undefined;
-      throw err;
-    });
+    const detail = await unlessGone(c.getAgent(id));
     if (detail && detail.live_version !== null) await c.activate(id, null);
     // An open draft that still attaches this stack's knowledge bases or analysis groups would keep
     // them "in use" and block their deletion later in the same destroy: detach them from the draft.

@@ -15,6 +15,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiError, VoiceAgentClient } from "../client";
 import { client } from "../provider/context";
+import { unlessGone } from "../provider/gone";
 import type { ResourceHandler } from "../provider/handlers";
 import { canonicalJson, containsUnknown, dropUndefined } from "../provider/normalize";
 import { withProvider } from "../provider/providerResource";
@@ -157,12 +158,6 @@ async function publishOrReuse(
   }
 }
 
-/** `undefined` for a 404 (the object is gone), the error otherwise. */
-function notFound(err: unknown): undefined {
-  if ((err as ApiError)?.status === 404) return undefined;
-  throw err;
-}
-
 /** Puts `version` live; a blocked version fails with its reasons. */
 async function goLive(c: VoiceAgentClient, agentId: string, version: number): Promise<string> {
   try {
@@ -271,7 +266,7 @@ export const agentVersionHandler: ResourceHandler = {
 
   async read(id, props) {
     const c = await client();
-    const detail = await c.getAgent(props.agentId, { version: props.version }).catch(notFound);
+    const detail = await unlessGone(c.getAgent(props.agentId, { version: props.version }));
     if (!detail) return {};
     const outs = outputs(props, detail, props.origin, props.activation);
     const inputs: Record<string, unknown> = {};

@@ -21,6 +21,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiError, KnowledgeBase as KnowledgeBaseRecord, VoiceAgentClient } from "../client";
 import { client } from "../provider/context";
+import { unlessGone } from "../provider/gone";
 import type { ResourceHandler } from "../provider/handlers";
 import { changedKeys, containsUnknown, UNKNOWN } from "../provider/normalize";
 import { withProvider } from "../provider/providerResource";
@@ -269,13 +270,8 @@ export const knowledgeBaseHandler: ResourceHandler = {
 
   async read(id, props) {
     const c = await client();
-    let kb: KnowledgeBaseRecord;
-    try {
-      kb = await c.getKnowledgeBase(id);
-    } catch (err) {
-      if ((err as ApiError).status === 404) return { id: undefined, props: {} };
-      throw err;
-    }
+    const kb = await unlessGone(c.getKnowledgeBase(id));
+    if (!kb) return { id: undefined, props: {} };
     const outs = outputs(props, kb);
     const inputs: Record<string, unknown> = {};
     for (const key of ["name", "description", "documents", "readyTimeoutSeconds"]) {

@@ -20,8 +20,9 @@
  * - `delete` pauses the widget (the service cannot delete it), so nothing is left serving.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ApiError, VoiceAgentClient, WidgetT } from "../client";
+import type { VoiceAgentClient, WidgetT } from "../client";
 import { client } from "../provider/context";
+import { unlessGone } from "../provider/gone";
 import type { ResourceHandler } from "../provider/handlers";
 import {
   changedKeys,
@@ -375,13 +376,8 @@ export const widgetHandler: ResourceHandler = {
 
   async read(id, props) {
     const c = await client();
-    let widget: WidgetT;
-    try {
-      widget = await c.getWidget(props.agentId);
-    } catch (err) {
-      if ((err as ApiError).status === 404) return { id: undefined, props: {} };
-      throw err;
-    }
+    const widget = await unlessGone(c.getWidget(props.agentId));
+    if (!widget) return { id: undefined, props: {} };
     const outs = outputs(props, widget, {
       publicKey: props.publicKey ?? null,
       keyRotatedAt: props.keyRotatedAt ?? null,
@@ -413,12 +409,7 @@ export const widgetHandler: ResourceHandler = {
 
   async delete(id, props) {
     const c = await client();
-    try {
-      await c.patchWidget(props.agentId, { status: "paused" });
-    } catch (err) {
-      if ((err as ApiError).status === 404) return;
-      throw err;
-    }
+    if (!(await unlessGone(c.patchWidget(props.agentId, { status: "paused" })))) return;
     // The service cannot delete a widget: it stays with its agent, paused, serving nothing.
     console.error(
       `pulumi-voice-agent: widget "${props.name ?? id}" of agent ${props.agentId} is now paused and ` +
