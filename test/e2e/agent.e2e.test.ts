@@ -181,8 +181,9 @@ describe("Agent and AgentVersion through the real engine", () => {
       const live = await api("GET", `/v1/agents/${id}/versions/${before}`);
       expect(live.label).toBe("release-7");
 
-      // Destroy takes the agent off air and leaves it in the service.
-      await p.destroy();
+      // Destroy takes the agent off air, leaves it in the service, and says so.
+      const destroyed = await p.destroy();
+      expect(destroyed.stdout).toContain("is now off air and remains in the dashboard (the service has no delete)");
       agent = await api("GET", `/v1/agents/${id}`);
       expect(agent.live_version).toBeNull();
     } finally {
