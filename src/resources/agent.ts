@@ -23,7 +23,6 @@ import {
   changedKeys,
   containsUnknown,
   contentHash,
-  deepEqual,
   dropUndefined,
   e164,
   fromWire,
@@ -535,6 +534,3 @@ export const agentHandler: ResourceHandler = {
     );
   },
 };
-
-// Re-exported for AgentVersion's content comparison.
-export { deepEqual };
