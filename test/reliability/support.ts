@@ -131,7 +131,7 @@ for (let i = 0; i < ${count}; i++) {
     language: { default: "en-IN", additional: ["hi-IN"] },
     model: { model: "gpt-4o-mini", temperature: 0.2 },
   });
-  ${opts.versions === false ? "" : "new va.AgentVersion(`agent-${i}-live`, { agent });"}
+  ${opts.versions === false ? "" : "new va.AgentVersion(`agent-$" + "{i}-live`, { agent });"}
   ids.push(agent.agentId);
 }
 export const agentIds = ids;
