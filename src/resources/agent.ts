@@ -396,17 +396,19 @@ function wireBody(config: Config, current?: AgentDetail): Record<string, any> {
 
 /** The outputs recorded in state for an agent read back as `detail`. */
 function outputs(inputs: Record<string, unknown>, detail: AgentDetail): Record<string, unknown> {
-  const declared = declaredConfig(inputs);
+  const observed = observedConfig(detail, declaredConfig(inputs));
   return dropUndefined({
     ...inputs,
-    ...observedConfig(detail, declared),
+    ...observed,
     agentId: detail.id,
     draftVersion: detail.version,
     documentRevision: detail.document_revision,
     liveVersion: detail.live_version ?? null,
     latestVersion: detail.latest_version,
     dashboardUrl: detail.dashboard_url ?? null,
-    contentHash: contentHash(declared),
+    // The hash of what the service holds: after a refresh that found a change made elsewhere (or
+    // by an interrupted up), the AgentVersion sees a new hash and publishes it on the next up.
+    contentHash: contentHash(observed),
   });
 }
 

@@ -129,6 +129,8 @@ describe("Agent lifecycle", () => {
     // Refresh brings the edit into state; then the update goes through.
     const read = await agentHandler.read(id, updated.outs);
     expect(read.inputs?.systemPrompt).toBe("dashboard");
+    // The hash follows what the service holds, so a version is published for it on the next up.
+    expect(read.props?.contentHash).not.toBe(updated.outs?.contentHash);
     expect((await agentHandler.diff(id, read.props, next)).changes).toBe(true);
     const fixed = await agentHandler.update(id, read.props, next);
     expect((await client.getAgent(id)).system_prompt).toContain("Exchanges");
