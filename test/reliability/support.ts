@@ -118,9 +118,10 @@ export function newProject(
 export function agentsProgram(
   count: number,
   prefix: string,
-  opts: { versions?: boolean; prompt?: string } = {},
+  opts: { versions?: boolean; prompt?: string; label?: string } = {},
 ): string {
   const prompt = opts.prompt ?? "Help callers with their orders.";
+  const label = opts.label ? `, label: ${JSON.stringify(opts.label)}` : "";
   return `
 import * as va from "pulumi-voice-agent";
 const ids: any[] = [];
@@ -131,7 +132,7 @@ for (let i = 0; i < ${count}; i++) {
     language: { default: "en-IN", additional: ["hi-IN"] },
     model: { model: "gpt-4o-mini", temperature: 0.2 },
   });
-  ${opts.versions === false ? "" : "new va.AgentVersion(`agent-$" + "{i}-live`, { agent });"}
+  ${opts.versions === false ? "" : `new va.AgentVersion("agent-" + i + "-live", { agent${label} });`}
   ids.push(agent.agentId);
 }
 export const agentIds = ids;

@@ -1,0 +1,124 @@
+/**
+ * Shared pieces of the provider benchmarks: emulators (optionally on a SQLite file, so a stack built
+ * against an unlimited emulator can be measured against a rate-limited one), Pulumi projects driven
+ * by the real CLI (the e2e harness), request-log classification and small statistics.
+ *
+ * Run the benchmarks after `source scripts/env.sh && npm run build` (programs import the compiled
+ * package). Each prints its figures; docs/performance.md records them.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { DEFAULT_API_KEY, type LogEntry, startEmulator } from "../src/emulator";
+import { PulumiProject } from "../test/support/pulumi";
+
+export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+export { DEFAULT_API_KEY, PulumiProject, startEmulator };
+
+/** A scratch folder for emulator databases. */
+export function scratchDir(): string {
+  return mkdtempSync(path.join(tmpdir(), "va-bench-"));
+}
+
+export async function requestLog(emu: Emulator): Promise<LogEntry[]> {
+  return (await (await fetch(`${emu.url}/_emulator/requests`)).json()) as LogEntry[];
+}
+
+export async function clearLog(emu: Emulator): Promise<void> {
+  await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
+}
+
+/** A project on `emu` with the key as a secret; `pace` sets `voice-agent:rateLimitPerMinute`. */
+export function project(emu: Emulator, program: string, pace?: number): Promise<PulumiProject> {
+  return PulumiProject.create({
+    program,
+    config: {
+      "voice-agent:baseUrl": emu.url,
+      ...(pace ? { "voice-agent:rateLimitPerMinute": String(pace) } : {}),
+    },
+    secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+  });
+}
+
+/** `count` agents (`<prefix> i`), each with an AgentVersion going live unless `versions` is false. */
+export function agentsProgram(
+  count: number,
+  prefix: string,
+  opts: { versions?: boolean; prompt?: string; label?: string } = {},
+): string {
+  const prompt = opts.prompt ?? "Help callers with their orders.";
+  const version =
+    opts.versions === false
+      ? ""
+      : `new va.AgentVersion("agent-" + i + "-live", { agent${opts.label ? `, label: ${JSON.stringify(opts.label)}` : ""} });`;
+  return `
+import * as va from "pulumi-voice-agent";
+const ids: any[] = [];
+for (let i = 0; i < ${count}; i++) {
+  const agent = new va.Agent("agent-" + i, {
+    name: "${prefix} " + i,
+    systemPrompt: "## Agent Purpose\\n${prompt} (agent " + i + ")",
+    language: { default: "en-IN", additional: ["hi-IN"] },
+    model: { model: "gpt-4o-mini", temperature: 0.2 },
+  });
+  ${version}
+  ids.push(agent.agentId);
+}
+export const agentIds = ids;
+`;
+}
+
+/** Runs `fn` and returns its wall time in seconds with its result. */
+export async function timed<T>(fn: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { seconds: (performance.now() - t0) / 1000, value };
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+
+export const fmt = (x: number, digits = 2): string => x.toFixed(digits);
+
+const CATALOGUE =
+  /^\/v1\/(models|voices|transcribers|languages|tts-capabilities|numbers|whatsapp\/|knowledge-bases(\?|$)|custom-analysis(\?|$))/;
+
+/** What a logged request was, for counting calls per operation. */
+export function classify(r: LogEntry): string {
+  const p = r.path;
+  if (CATALOGUE.test(p)) return "catalogue/holdings read (preview checks)";
+  if (r.method === "GET" && /^\/v1\/agents(\?|$)/.test(p)) return "GET list agents";
+  if (r.method === "POST" && /^\/v1\/agents(\?|$)/.test(p)) return "POST create agent";
+  if (r.method === "GET" && /\/versions(\?|$)/.test(p)) return "GET list versions";
+  if (r.method === "GET" && /\/versions\/\d+/.test(p)) return "GET version";
+  if (r.method === "GET" && /\/v1\/agents\/[^/?]+\?version=/.test(p)) return "GET agent ?version=";
+  if (r.method === "GET" && /\/v1\/agents\/[^/?]+$/.test(p)) return "GET agent (latest)";
+  if (r.method === "PATCH" && /\/v1\/agents\/[^/?]+\?version=/.test(p))
+    return "PATCH agent ?version= (label/notes)";
+  if (r.method === "PATCH" && /\/v1\/agents\/[^/?]+$/.test(p)) return "PATCH agent (configuration)";
+  if (r.method === "POST" && p.endsWith("/publish")) return "POST publish";
+  if (r.method === "POST" && /\/activations$/.test(p)) return "POST activation";
+  return `${r.method} ${p.replace(/[0-9a-f-]{36}/g, "{id}")}`;
+}
+
+/** Counts by class, with totals of reads and writes. */
+export function countCalls(log: LogEntry[]): {
+  reads: number;
+  writes: number;
+  byKind: Record<string, number>;
+} {
+  const byKind: Record<string, number> = {};
+  let reads = 0;
+  let writes = 0;
+  for (const r of log) {
+    if (!r.path.startsWith("/v1")) continue;
+    const k = classify(r);
+    byKind[k] = (byKind[k] ?? 0) + 1;
+    if (r.method === "GET") reads++;
+    else writes++;
+  }
+  return { reads, writes, byKind };
+}
