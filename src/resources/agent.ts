@@ -23,6 +23,7 @@ import {
   changedKeys,
   containsUnknown,
   contentHash,
+  deepEqual,
   dropUndefined,
   e164,
   fromWire,
@@ -503,11 +504,26 @@ export const agentHandler: ResourceHandler = {
       observed[key] = olds[key] ?? null;
     }
     const patch = mergePatch(observed, declared);
+    const write = (current: AgentDetail | undefined, revision: number) =>
+      c.patchAgent(id, wireBody(patch, current), { ifMatch: revision });
     const current = Array.isArray(patch.variables) ? await workingVersion(c, id) : undefined;
-    const written = await c
-      .patchAgent(id, wireBody(patch, current), { ifMatch: olds.documentRevision })
-      .catch((err) => explain(err, String(news.name), id, olds.documentRevision));
-    return { outs: outputs(news, written) };
+    try {
+      return { outs: outputs(news, await write(current, olds.documentRevision)) };
+    } catch (err) {
+      if ((err as ApiError)?.code !== "revision_conflict") return explain(err, String(news.name), id);
+      // The version moved on since the stack last saw it. When no field this stack manages changed
+      // (a label or notes edit, or a field the program does not set), the patch overwrites nothing
+      // of anyone's: write it at the current revision. Otherwise it is a conflict, and nothing is written.
+      const lastSeen = declaredConfig(olds);
+      const now = await workingVersion(c, id);
+      if (!deepEqual(observedConfig(now, lastSeen), lastSeen)) {
+        return explain(err, String(news.name), id, olds.documentRevision);
+      }
+      const written = await write(now, now.document_revision).catch((again) =>
+        explain(again, String(news.name), id, now.document_revision),
+      );
+      return { outs: outputs(news, written) };
+    }
   },
 
   async delete(id, props) {

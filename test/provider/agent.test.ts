@@ -137,6 +137,17 @@ describe("Agent lifecycle", () => {
     expect((await agentHandler.diff(id, fixed.outs, next)).changes).toBe(false);
   });
 
+  test("an edit of a field the stack does not manage (a version label) is not a conflict", async () => {
+    const { inputs, id, outs } = await createAgent(base);
+    await client.publishVersion(id, 0, {});
+    await client.patchAgent(id, { label: "relabelled" }, { version: 0 }); // raises V0's revision
+    const news = (await agentHandler.check(inputs, { ...inputs, systemPrompt: "## Agent Purpose\nReturns." }))
+      .inputs;
+    const updated = await agentHandler.update(id, outs, news);
+    expect(updated.outs?.draftVersion).toBe(1);
+    expect((await client.getAgent(id)).system_prompt).toContain("Returns");
+  });
+
   test("several open drafts: the error names the candidates", async () => {
     const { inputs, id, outs } = await createAgent(base);
     const v = (
