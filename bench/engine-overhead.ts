@@ -1,0 +1,164 @@
+/**
+ * Engine overhead: `pulumi up` of 50 agents against the same stack shape built from a no-op dynamic
+ * resource (a provider whose create returns its inputs at once), in one run, rounds interleaved.
+ * Two shapes: 50 Agents alone, and 50 Agents each with an AgentVersion (100 resources, each
+ * version depending on its agent). Also the no-op `up` that follows each create.
+ *
+ *   npx ts-node --transpile-only bench/engine-overhead.ts [agents=50] [rounds=3]
+ *
+ * The emulator's rate limit is off and the client pace raised, so the figures compare the provider
+ * with a resource that does nothing, not with the service's pacing (bench/ratelimit-refresh.ts
+ * covers that). Bounded: about 3 minutes with the defaults.
+ */
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
+import {
+  agentsProgram,
+  DEFAULT_API_KEY,
+  type Emulator,
+  fmt,
+  median,
+  PulumiProject,
+  project,
+  startEmulator,
+  timed,
+} from "./lib";
+
+const N = Number(process.argv[2] ?? 50);
+const ROUNDS = Number(process.argv[3] ?? 3);
+
+/** The same shape as `agentsProgram`, from a dynamic resource that does nothing. */
+function noopProgram(count: number, versions: boolean): string {
+  return `
+import * as pulumi from "@pulumi/pulumi";
+const provider: pulumi.dynamic.ResourceProvider = {
+  async create(inputs: any) {
+    return { id: Math.random().toString(36).slice(2), outs: { ...inputs, agentId: "noop", contentHash: "h" } };
+  },
+};
+class Noop extends pulumi.dynamic.Resource {
+  declare readonly agentId: pulumi.Output<string>;
+  declare readonly contentHash: pulumi.Output<string>;
+  constructor(name: string, props: Record<string, unknown>, opts?: pulumi.CustomResourceOptions) {
+    super(provider, name, { agentId: undefined, contentHash: undefined, ...props }, opts);
+  }
+}
+const ids: any[] = [];
+for (let i = 0; i < ${count}; i++) {
+  const agent = new Noop("agent-" + i, {
+    name: "Noop " + i,
+    systemPrompt: "## Agent Purpose\\nHelp callers with their orders. (agent " + i + ")",
+    language: { default: "en-IN", additional: ["hi-IN"] },
+    model: { model: "gpt-4o-mini", temperature: 0.2 },
+  });
+  ${versions ? `new Noop("agent-" + i + "-live", { agent: agent.agentId, contentHash: agent.contentHash, live: true }, { dependsOn: agent });` : ""}
+  ids.push(agent.agentId);
+}
+export const agentIds = ids;
+`;
+}
+
+interface Sample {
+  create: number;
+  noop: number;
+}
+
+async function once(emu: Emulator, program: string, real: boolean): Promise<Sample> {
+  const p = real
+    ? await project(emu, program, 100_000)
+    : await PulumiProject.create({
+        program,
+        config: { "voice-agent:baseUrl": emu.url },
+        secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+      });
+  try {
+    const create = (await timed(() => p.up())).seconds;
+    const noop = (await timed(() => p.up())).seconds;
+    return { create, noop };
+  } finally {
+    p.cleanup();
+  }
+}
+
+async function main(): Promise<void> {
+  const emu = await startEmulator({ port: 0, rateLimitPerMinute: 0 });
+  const shapes = [
+    { name: `${N} Agents`, versions: false },
+    { name: `${N} Agents + ${N} AgentVersions`, versions: true },
+  ];
+  const results: Record<string, { ours: Sample[]; noop: Sample[] }> = {};
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const shape of shapes) {
+        results[shape.name] ??= { ours: [], noop: [] };
+        const r = results[shape.name] as { ours: Sample[]; noop: Sample[] };
+        const n = await once(emu, noopProgram(N, shape.versions), false);
+        const o = await once(emu, agentsProgram(N, `Overhead r${round}`, { versions: shape.versions }), true);
+        r.noop.push(n);
+        r.ours.push(o);
+        console.log(
+          `round ${round}, ${shape.name}: ours ${fmt(o.create)} s (no-op up ${fmt(o.noop)} s), ` +
+            `no-op resource ${fmt(n.create)} s (no-op up ${fmt(n.noop)} s)`,
+        );
+      }
+    }
+  } finally {
+    await emu.close();
+  }
+  console.log(`\nEngine overhead, median of ${ROUNDS} interleaved rounds (wall time of \`pulumi up\`)\n`);
+  console.log(
+    "| Stack | Ours: create up | No-op resource: create up | Ratio | Ours: no-op up | No-op resource: no-op up | Ratio |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
+  for (const [name, r] of Object.entries(results)) {
+    const oc = median(r.ours.map((s) => s.create));
+    const nc = median(r.noop.map((s) => s.create));
+    const on = median(r.ours.map((s) => s.noop));
+    const nn = median(r.noop.map((s) => s.noop));
+    console.log(
+      `| ${name} | ${fmt(oc)} s | ${fmt(nc)} s | ${fmt(oc / nc)} | ${fmt(on)} s | ${fmt(nn)} s | ${fmt(on / nn)} |`,
+    );
+  }
+  const s = serializationCost();
+  console.log(
+    `\nProvider serialization in the program process: first ${fmt(s.first, 0)} ms, then ${fmt(s.perFresh, 1)} ms ` +
+      `per resource with a new provider object each (what dynamicProvider() does), ${fmt(s.perCached, 2)} ms when the ` +
+      `object is reused (Pulumi's cache): ~${fmt((s.perFresh * N) / 1000, 2)} s per ${N} resources on every up and preview.`,
+  );
+}
+
+/**
+ * Where part of the difference goes, in the program process: Pulumi serializes a dynamic
+ * resource's provider object into its state, caching by object identity; `dynamicProvider(kind)`
+ * builds a new object per resource, so every resource pays a serialization.
+ */
+function serializationCost(): { first: number; perFresh: number; perCached: number } {
+  const code = `
+const pulumi = require("@pulumi/pulumi");
+const { dynamicProvider } = require("./dist/provider/shim");
+(async () => {
+  const ser = (p) => pulumi.runtime.serializeFunction(() => p, { allowSecrets: false });
+  let t = performance.now();
+  const shared = dynamicProvider("agent");
+  await ser(shared);
+  const first = performance.now() - t;
+  t = performance.now();
+  for (let i = 0; i < 50; i++) await ser(dynamicProvider("agent"));
+  const fresh = (performance.now() - t) / 50;
+  const cache = new WeakMap();
+  t = performance.now();
+  for (let i = 0; i < 50; i++) { if (!cache.has(shared)) cache.set(shared, await ser(shared)); }
+  const cached = (performance.now() - t) / 50;
+  console.log(JSON.stringify({ first, perFresh: fresh, perCached: cached }));
+})();`;
+  const out = spawnSync(process.execPath, ["-e", code], {
+    cwd: path.resolve(__dirname, ".."),
+    encoding: "utf8",
+  });
+  return JSON.parse(out.stdout.trim().split("\n").pop() as string);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
