@@ -34,13 +34,13 @@ async function naive(emu: Emulator, ids: string[]): Promise<number> {
   const headers = { authorization: `Bearer ${DEFAULT_API_KEY}`, "content-type": "application/json" };
   let failures = 0;
   for (const [i, id] of ids.entries()) {
-    const current = await (await fetch(`${emu.url}/v1/agents/${id}`, { headers })).json();
+    const current = (await (await fetch(`${emu.url}/v1/agents/${id}`, { headers })).json()) as any;
     const patched = await fetch(`${emu.url}/v1/agents/${id}`, {
       method: "PATCH",
       headers: { ...headers, "if-match": String(current.document_revision) },
       body: JSON.stringify({ system_prompt: `## Agent Purpose\n${NEW_PROMPT} (agent ${i})` }),
     });
-    const draft = await patched.json();
+    const draft = (await patched.json()) as any;
     const published = await fetch(`${emu.url}/v1/agents/${id}/versions/${draft.version}/publish`, {
       method: "POST",
       headers: { ...headers, "if-match": String(draft.document_revision) },
