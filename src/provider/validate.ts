@@ -12,10 +12,12 @@ import type { Catalogue, Holdings, Issue } from "../spec";
 import {
   AgentBody,
   AgentCreateBody,
+  BUILTIN_TOOL_NAMES,
   checkAgentCatalogue,
   checkAgentStatic,
   newAgentConfig,
   parseWith,
+  promptToolReferences,
 } from "../spec";
 import { isPlainObject, toCamelKey, toWire, UNKNOWN } from "./normalize";
 
@@ -110,7 +112,12 @@ export async function validateAgentInputs(
   if (!parsed.ok) return parsed.issues.map(failure);
 
   const config = newAgentConfig(parsed.data);
-  const issues = checkAgentStatic(config);
+  // Custom tools have no API, so a name that is not a built-in tool may be one of them; a built-in
+  // tool the prompt names must be enabled, and that is known here.
+  const maybeCustom = promptToolReferences(config.system_prompt).filter(
+    (name) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(name),
+  );
+  const issues = checkAgentStatic(config, { customTools: maybeCustom });
   if (issues.length > 0) return issues.map(failure);
 
   let client: VoiceAgentClient;
