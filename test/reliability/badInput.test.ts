@@ -485,13 +485,11 @@ const NOT_EXPRESSIBLE = [
  * Rules the provider does not check at preview (the service refuses them at `up`, 400
  * `prompt_tool_reference_invalid`, and the error names `system_prompt`):
  * - a tool the workspace does not have: custom tools have no API, so a preview cannot know them;
- * - a built-in tool the configuration does not enable: knowable at preview, but not checked (a gap,
- *   reported; `validateAgentInputs` calls `checkAgentStatic(config)` without `customTools`, which
- *   skips every tool reference). The test below fails while the gap is there.
+ * (A built-in tool the configuration does not enable is refused at preview, see the test below.)
  */
 const PROMPT_TOOL_RULES = [
   "the prompt names a built-in tool that is not enabled (<hold_call> with holdCall off)",
-  "the prompt names a tool the version does not have (<lookup_order>)",
+  "the prompt names a tool the version does not have (<lookup_order>): refused by the service at up",
 ];
 
 let emu: Emulator;
@@ -599,8 +597,7 @@ describe("bad input is refused at preview, naming the field", () => {
     }
   }, 120_000);
 
-  // A gap, reported: see PROMPT_TOOL_RULES. Fails while `check` lets the disabled built-in tool through.
-  test.fails("known gap: a prompt naming a disabled built-in tool is refused at preview", async () => {
+  test("a prompt naming a built-in tool that is not enabled is refused at preview", async () => {
     const res = await agentHandler.check(
       {},
       { name: "Bad tools", systemPrompt: "## Call Flow\nPut the caller on hold with <hold_call>." },
@@ -608,11 +605,11 @@ describe("bad input is refused at preview, naming the field", () => {
     expect((res.failures ?? []).map((f) => f.property)).toContain("systemPrompt");
   });
 
-  test("a prompt naming a tool it lacks is refused by the service at up, naming system_prompt", async () => {
+  test("a prompt naming a custom tool the workspace lacks is refused by the service at up, naming system_prompt", async () => {
     const p = await newProject(
       emu,
       `import * as va from "pulumi-voice-agent";
-new va.Agent("tools", { name: "Bad tools", systemPrompt: "## Call Flow\\nPut the caller on hold with <hold_call>." });
+new va.Agent("tools", { name: "Bad tools", systemPrompt: "## Call Flow\\nLook the order up with <lookup_order>." });
 `,
     );
     try {
@@ -620,7 +617,7 @@ new va.Agent("tools", { name: "Bad tools", systemPrompt: "## Call Flow\\nPut the
       const text = res.stdout + res.stderr;
       expect(res.code).not.toBe(0);
       expect(text).toMatch(/prompt_tool_reference_invalid/);
-      expect(text).toMatch(/system_prompt[^\n]*<hold_call>/);
+      expect(text).toMatch(/system_prompt[^\n]*<lookup_order>/);
       console.log(
         `pulumi up: ${text
           .split("\n")

@@ -172,13 +172,10 @@ describe("conflicts", () => {
     }
   }, 240_000);
 
-  // KNOWN BUG (reported, not fixed here: src/ is not this suite's to change). A label (or notes)
-  // change on the AgentVersion patches the published version with `?version=n`, which raises that
-  // version's document_revision; the Agent's state still holds the revision it wrote. The next
-  // configuration change branches a draft from that version with `If-Match` at the old revision
-  // and is refused as "changed outside Pulumi" although nobody else wrote anything. (`pulumi
-  // refresh` first clears it.) Turn `test.fails` into `test` once fixed.
-  test.fails("known bug: a label change followed by a prompt change is not a conflict", async () => {
+  // A label (or notes) change patches the published version with `?version=n`, which raises that
+  // version's document_revision while the Agent's state holds the revision it wrote. No field the
+  // stack manages changed, so the next configuration change is written at the current revision.
+  test("a label change followed by a prompt change is not a conflict", async () => {
     const program = (prompt: string, label: string) => agentsProgram(1, "Relabelled", { prompt, label });
     const p = await newProject(emu, program("Help callers with their orders.", "r1"), {
       ratePerMinute: 3000,

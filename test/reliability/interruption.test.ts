@@ -149,17 +149,11 @@ describe("interruption", () => {
     }
   }, 300_000);
 
-  // KNOWN BUG (reported, not fixed here: src/ is not this suite's to change). A kill after an
-  // Agent's configuration patch committed in the service but before Pulumi recorded it leaves the
-  // change unpublished forever: `refresh` brings the new configuration into the Agent's state but
-  // keeps the old `contentHash` (agent.ts `read` hashes the *previous* inputs), so the next `up`
-  // sees no Agent change, keeps the old hash, and the AgentVersion is never replaced. The draft
-  // holds the new prompt, the live version the old one, and `preview --expect-no-changes` passes.
-  // Fix: in `agentHandler.read`, set `contentHash` from the refreshed inputs
-  // (`contentHash(declaredConfig(inputs))`). This reproduces the window deterministically (the
-  // patch a killed provider had sent is applied through the API) and fails while the bug is there;
-  // once fixed, turn `test.fails` into `test`.
-  test.fails("known bug: a patch committed but unrecorded before a kill is published by the next up", async () => {
+  // A kill after an Agent's configuration patch committed in the service but before Pulumi recorded
+  // it: `refresh` brings the new configuration into the Agent's state, and its `contentHash`
+  // follows what the service holds, so the next `up` publishes it. The window is reproduced
+  // deterministically (the patch a killed provider had sent is applied through the API).
+  test("a patch committed but unrecorded before a kill is published by the next up", async () => {
     const p = await newProject(emu, agentsProgram(1, "Unrecorded"), { ratePerMinute: 3000 });
     try {
       await p.up();
