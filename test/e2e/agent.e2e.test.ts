@@ -183,7 +183,9 @@ describe("Agent and AgentVersion through the real engine", () => {
 
       // Destroy takes the agent off air, leaves it in the service, and says so.
       const destroyed = await p.destroy();
-      expect(destroyed.stdout).toContain("is now off air and remains in the dashboard (the service has no delete)");
+      expect(destroyed.stdout).toContain(
+        "is now off air and remains in the dashboard (the service has no delete)",
+      );
       agent = await api("GET", `/v1/agents/${id}`);
       expect(agent.live_version).toBeNull();
     } finally {
