@@ -230,6 +230,13 @@ const CASES: Case[] = [
     "numbers.inboundPhone",
     "document_invalid",
   ),
+  agent(
+    "the prompt names a built-in tool that is not enabled (<hold_call> with holdCall off)",
+    { systemPrompt: "## Call Flow\nPut the caller on hold with <hold_call>." },
+    "systemPrompt",
+    "prompt_tool_reference_invalid",
+  ),
+
   // Catalogue and holdings rules (checked against the service at preview).
   agent(
     "voice_not_found: a voice not offered for the language",
@@ -482,15 +489,12 @@ const NOT_EXPRESSIBLE = [
 ];
 
 /**
- * Rules the provider does not check at preview (the service refuses them at `up`, 400
- * `prompt_tool_reference_invalid`, and the error names `system_prompt`):
- * - a tool the workspace does not have: custom tools have no API, so a preview cannot know them;
- * (A built-in tool the configuration does not enable is refused at preview, see the test below.)
+ * The one rule the provider cannot check at preview: a prompt naming a tool the workspace does not
+ * have. Custom tools are built in the dashboard and have no API, so a name that is not a built-in
+ * tool may be one of them; the service refuses it at `up` (400 `prompt_tool_reference_invalid`,
+ * naming `system_prompt`), see the last test. (A built-in tool that is not enabled is in the table.)
  */
-const PROMPT_TOOL_RULES = [
-  "the prompt names a built-in tool that is not enabled (<hold_call> with holdCall off)",
-  "the prompt names a tool the version does not have (<lookup_order>): refused by the service at up",
-];
+const REFUSED_AT_UP = ["the prompt names a tool the version does not have (<lookup_order>)"];
 
 let emu: Emulator;
 
@@ -522,12 +526,12 @@ describe("bad input is refused at preview, naming the field", () => {
       // Every failure, not only the expected one, names its field at the start of the message.
       for (const f of failures) expect(f.reason.startsWith(`${f.property}:`), f.reason).toBe(true);
     }
-    const total = CASES.length + PROMPT_TOOL_RULES.length;
+    const total = CASES.length + REFUSED_AT_UP.length;
     console.log(
       `bad input: ${CASES.length - missed.length} of ${total} refusal rules refused at preview naming the field ` +
         `(agent ${CASES.filter((c) => c.kind === "agent").length}, widget ${CASES.filter((c) => c.kind === "widget").length}, ` +
         `knowledge base ${CASES.filter((c) => c.kind === "knowledgeBase").length}, analysis group ${CASES.filter((c) => c.kind === "analysisGroup").length}); ` +
-        `${PROMPT_TOOL_RULES.length} prompt-tool rules refused only at up; AgentVersion pinning rules in the next test`,
+        `${REFUSED_AT_UP.length} refused only at up (custom tools have no API); AgentVersion pinning rules in the next test`,
     );
     console.log(`not expressible in inputs (${NOT_EXPRESSIBLE.length}):\n  ${NOT_EXPRESSIBLE.join("\n  ")}`);
     expect(missed, missed.join("\n")).toEqual([]);
@@ -625,7 +629,7 @@ new va.Agent("tools", { name: "Bad tools", systemPrompt: "## Call Flow\\nLook th
           ?.trim()}`,
       );
       console.log(
-        `refused at up, not at preview (${PROMPT_TOOL_RULES.length}):\n  ${PROMPT_TOOL_RULES.join("\n  ")}`,
+        `refused at up, not at preview (${REFUSED_AT_UP.length}):\n  ${REFUSED_AT_UP.join("\n  ")}`,
       );
     } finally {
       p.cleanup();
