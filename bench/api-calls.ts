@@ -60,10 +60,12 @@ async function main(): Promise<void> {
     p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers with their returns." }));
     rows.push(await measure(emu, "revert (reuse published version, rollback)", () => p.up()));
     rows.push(await measure(emu, "refresh --skip-preview after a rollback", refresh));
-    // Last: a configuration change right after a label change meets a spurious revision conflict
-    // (the label patch raises the published version's document_revision; see docs/reliability.md).
     p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers with their returns.", label: "r2" }));
     rows.push(await measure(emu, "label change (in place)", () => p.up()));
+    // A configuration change right after a label change (the label raised the published version's
+    // document_revision; the Agent writes through since no managed field changed).
+    p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers with their exchanges.", label: "r2" }));
+    rows.push(await measure(emu, "prompt change after a label change (reuse)", () => p.up()));
     await p.destroy();
   } finally {
     p.cleanup();
