@@ -14,8 +14,22 @@ import type * as pulumi from "@pulumi/pulumi";
 /** The kinds of resource this package implements. */
 export type ResourceKind = "agent" | "agentVersion" | "widget" | "knowledgeBase" | "analysisGroup";
 
-/** A serializable dynamic provider for `kind`. */
+const providers = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
+
+/**
+ * The serializable dynamic provider for `kind`: one object per kind, because Pulumi caches the
+ * serialized text by object identity (serializing takes about 20 ms; once per kind, not per resource).
+ */
 export function dynamicProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+  let provider = providers.get(kind);
+  if (!provider) {
+    provider = makeProvider(kind);
+    providers.set(kind, provider);
+  }
+  return provider;
+}
+
+function makeProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   const handlersPath = path.relative(process.cwd(), require.resolve("./handlers"));
   const load = () => require(require("node:path").resolve(handlersPath));
   return {
