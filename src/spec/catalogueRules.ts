@@ -198,32 +198,23 @@ function languageRules(c: AgentConfig, cat: Catalogue): Issue[] {
 /** Attachments and numbers the workspace must hold (each skipped when that holding is not given). */
 export function checkHoldings(c: AgentConfig, h: Holdings): Issue[] {
   const issues: Issue[] = [];
-  if (h.knowledgeBaseIds) {
-    const held = new Set(h.knowledgeBaseIds);
-    c.knowledge_base_ids.forEach((id, i) => {
-      if (!held.has(id))
+  const attached = (
+    field: string,
+    ids: readonly string[],
+    held: readonly string[] | undefined,
+    what: string,
+  ) => {
+    if (!held) return;
+    const have = new Set(held);
+    ids.forEach((id, i) => {
+      if (!have.has(id))
         issues.push(
-          issue(
-            `knowledge_base_ids[${i}]`,
-            "document_invalid",
-            `knowledge base '${id}' is not held by this workspace`,
-          ),
+          issue(`${field}[${i}]`, "document_invalid", `${what} '${id}' is not held by this workspace`),
         );
     });
-  }
-  if (h.analysisGroupIds) {
-    const held = new Set(h.analysisGroupIds);
-    c.analysis_group_ids.forEach((id, i) => {
-      if (!held.has(id))
-        issues.push(
-          issue(
-            `analysis_group_ids[${i}]`,
-            "document_invalid",
-            `analysis group '${id}' is not held by this workspace`,
-          ),
-        );
-    });
-  }
+  };
+  attached("knowledge_base_ids", c.knowledge_base_ids, h.knowledgeBaseIds, "knowledge base");
+  attached("analysis_group_ids", c.analysis_group_ids, h.analysisGroupIds, "analysis group");
   if (h.numbers && c.numbers.inbound_phone !== null) {
     const n = normalizeE164(c.numbers.inbound_phone);
     const held = h.numbers.some((r) => r.number === n && r.lifecycle_status !== "released");
