@@ -46,11 +46,21 @@ async function killMidway(
   ready: (log: Awaited<ReturnType<typeof requestLog>>) => boolean,
 ): Promise<string> {
   const run = spawnPulumi(p, ["up", "--yes", "--skip-preview"]);
+  let exited = false;
+  run.done.then(() => {
+    exited = true;
+  });
   const t0 = performance.now();
   for (;;) {
     await sleep(100);
     if (ready(await requestLog(emu))) break;
-    if (performance.now() - t0 > 120_000) throw new Error(`never reached the kill point:\n${run.output()}`);
+    if (exited || performance.now() - t0 > 120_000) {
+      const log = (await requestLog(emu)).slice(-40).map((r) => `${r.method} ${r.path} ${r.status}`);
+      throw new Error(
+        `the up ${exited ? "ended" : "was still running"} before the kill point:\n${run.output().slice(-6000)}\n` +
+          `last requests:\n${log.join("\n")}`,
+      );
+    }
   }
   run.killGroup();
   const res = await run.done;
