@@ -121,16 +121,16 @@ async function main(): Promise<void> {
   }
   const s = serializationCost();
   console.log(
-    `\nProvider serialization in the program process: first ${fmt(s.first, 0)} ms, then ${fmt(s.perFresh, 1)} ms ` +
-      `per resource with a new provider object each (what dynamicProvider() does), ${fmt(s.perCached, 2)} ms when the ` +
-      `object is reused (Pulumi's cache): ~${fmt((s.perFresh * N) / 1000, 2)} s per ${N} resources on every up and preview.`,
+    `\nProvider serialization in the program process: the first ${fmt(s.first, 0)} ms, then ${fmt(s.perFresh, 1)} ms ` +
+      `for each new provider object, ${fmt(s.perCached, 2)} ms when Pulumi's cache has the object ` +
+      `(~${fmt((s.perFresh * N) / 1000, 2)} s per ${N} resources if each had its own object).`,
   );
 }
 
 /**
- * Where part of the difference goes, in the program process: Pulumi serializes a dynamic
- * resource's provider object into its state, caching by object identity; `dynamicProvider(kind)`
- * builds a new object per resource, so every resource pays a serialization.
+ * The cost of serializing a provider object in the program process. Pulumi caches the serialized
+ * text by object identity, so a program pays it once per provider object: once per kind since
+ * `dynamicProvider(kind)` returns one object per kind, and once per resource before that.
  */
 function serializationCost(): { first: number; perFresh: number; perCached: number } {
   const code = `
