@@ -13,7 +13,7 @@
  * - `read` (refresh) notices when the live pointer moved outside Pulumi and shows it as drift.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ApiError, VoiceAgentClient } from "../client";
+import type { AgentDetailT, ApiError, VoiceAgentClient } from "../client";
 import { client } from "../provider/context";
 import { unlessGone } from "../provider/gone";
 import type { ResourceHandler } from "../provider/handlers";
@@ -128,14 +128,14 @@ export function configurationText(detail: Record<string, unknown>): string {
 async function publishOrReuse(
   c: VoiceAgentClient,
   inputs: any,
-): Promise<{ version: number; origin: "published" | "reused" }> {
+): Promise<{ detail: AgentDetailT; origin: "published" | "reused" }> {
   const draft = await c.getAgent(inputs.agentId, { version: inputs.draftVersion });
-  if (draft.is_published) return { version: draft.version, origin: "reused" };
+  if (draft.is_published) return { detail: draft, origin: "reused" };
   const wanted = configurationText(draft);
   for await (const row of c.listVersions(inputs.agentId)) {
     if (!row.is_published || row.version === draft.version) continue;
     const candidate = await c.getAgent(inputs.agentId, { version: row.version });
-    if (configurationText(candidate) === wanted) return { version: row.version, origin: "reused" };
+    if (configurationText(candidate) === wanted) return { detail: candidate, origin: "reused" };
   }
   try {
     const published = await c.publishVersion(
@@ -144,7 +144,7 @@ async function publishOrReuse(
       { label: inputs.label ?? null, notes: inputs.notes ?? null },
       { ifMatch: inputs.documentRevision },
     );
-    return { version: published.version, origin: "published" };
+    return { detail: published, origin: "published" };
   } catch (err) {
     const e = err as ApiError;
     if (e?.code === "revision_conflict") {
@@ -246,16 +246,16 @@ export const agentVersionHandler: ResourceHandler = {
 
   async create(inputs) {
     const c = await client();
-    let version: number;
-    let origin: "published" | "reused" | "pinned";
-    if (inputs.pinnedVersion !== undefined) {
-      version = inputs.pinnedVersion;
-      origin = "pinned";
-    } else {
-      ({ version, origin } = await publishOrReuse(c, inputs));
-    }
-    let detail = await c.getAgent(inputs.agentId, { version });
-    detail = await syncMetadata(c, inputs, detail);
+    // The version's detail comes with the publish (or the comparison that found it): no read again.
+    const { detail: chosen, origin } =
+      inputs.pinnedVersion !== undefined
+        ? {
+            detail: await c.getAgent(inputs.agentId, { version: inputs.pinnedVersion }),
+            origin: "pinned" as const,
+          }
+        : await publishOrReuse(c, inputs);
+    const version: number = chosen.version;
+    let detail = await syncMetadata(c, inputs, chosen);
     let activation = "none";
     if (inputs.live) {
       activation = await goLive(c, inputs.agentId, version);
