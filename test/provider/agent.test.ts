@@ -2,13 +2,13 @@
  * Provider-level behaviour of Agent and AgentVersion against the emulator: the handlers the
  * provider process runs, called directly with a client injected.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { VoiceAgentClient } from "../../src/client";
-import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
-import { useClient } from "../../src/provider/context";
+import { beforeEach, describe, expect, test } from "vitest";
+import type { VoiceAgentClient } from "../../src/client";
+import type { startEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { agentHandler } from "../../src/resources/agent";
 import { agentVersionHandler } from "../../src/resources/agentVersion";
+import { checkAndCreate, emulatorForFile } from "./support";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
@@ -23,24 +23,14 @@ const base = {
 };
 
 /** check → create, as the engine does on the first up. */
-async function createAgent(inputs: Record<string, unknown>) {
-  const checked = await agentHandler.check({}, inputs);
-  expect(checked.failures ?? []).toEqual([]);
-  const created = await agentHandler.create(checked.inputs);
-  return { inputs: checked.inputs, id: created.id, outs: created.outs };
-}
+const createAgent = (inputs: Record<string, unknown>) => checkAndCreate(agentHandler, inputs);
 
-beforeAll(async () => {
-  emu = await startEmulator({ port: 0 });
-  client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
-  useClient(client);
+emulatorForFile({}, (e, c) => {
+  emu = e;
+  client = c;
 });
 beforeEach(async () => {
   await fetch(`${emu.url}/_emulator/reset`, { method: "POST" });
-});
-afterAll(async () => {
-  useClient(undefined);
-  await emu?.close();
 });
 
 describe("Agent check (preview validation)", () => {

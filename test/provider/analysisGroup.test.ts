@@ -3,32 +3,22 @@
  * item identity kept across updates, fields left unset not managed, drift on refresh, adoption of
  * the Default Analysis group (left in place on destroy), and delete refused while an agent uses it.
  */
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { VoiceAgentClient } from "../../src/client";
-import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { useClient } from "../../src/provider/context";
+import { describe, expect, test, vi } from "vitest";
+import type { VoiceAgentClient } from "../../src/client";
+import type { RunningEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { analysisGroupHandler as h } from "../../src/resources/analysisGroup";
+import { checkAndCreate, emulatorForFile } from "./support";
 
-let emu: RunningEmulator;
+let _emu: RunningEmulator;
 let client: VoiceAgentClient;
 
-beforeAll(async () => {
-  emu = await startEmulator({ port: 0 });
-  client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
-  useClient(client);
-});
-afterAll(async () => {
-  useClient(undefined);
-  await emu?.close();
+emulatorForFile({}, (e, c) => {
+  _emu = e;
+  client = c;
 });
 
-async function up(inputs: Record<string, any>) {
-  const checked = await h.check({}, inputs);
-  expect(checked.failures ?? []).toEqual([]);
-  const created = await h.create(checked.inputs);
-  return { id: created.id, inputs: checked.inputs, outs: created.outs as Record<string, any> };
-}
+const up = (inputs: Record<string, any>) => checkAndCreate(h, inputs);
 
 const ITEMS = [
   { name: "Resolved", description: "Was the issue resolved?", type: "boolean" },

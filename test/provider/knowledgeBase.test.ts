@@ -3,33 +3,24 @@
  * until every document is ready, failed documents and the timeout, no diff for document order or
  * unset fields, drift on refresh, and delete refused while an agent uses it.
  */
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { useClient } from "../../src/provider/context";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { knowledgeBaseHandler as h } from "../../src/resources/knowledgeBase";
+import { checkAndCreate, emulatorForFile } from "./support";
 
 const PROCESSING_MS = 150;
-let emu: RunningEmulator;
+let _emu: RunningEmulator;
 let client: VoiceAgentClient;
 
-beforeAll(async () => {
-  emu = await startEmulator({ port: 0, kbProcessingMs: PROCESSING_MS });
-  client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
-  useClient(client);
-});
-afterAll(async () => {
-  useClient(undefined);
-  await emu?.close();
+emulatorForFile({ kbProcessingMs: PROCESSING_MS }, (e, c) => {
+  _emu = e;
+  client = c;
 });
 
-async function up(inputs: Record<string, any>) {
-  const checked = await h.check({}, inputs);
-  expect(checked.failures ?? []).toEqual([]);
-  const created = await h.create(checked.inputs);
-  return { id: created.id, inputs: checked.inputs, outs: created.outs as Record<string, any> };
-}
+const up = (inputs: Record<string, any>) => checkAndCreate(h, inputs);
 
 const DOCS = [
   { name: "faq", text: "Q: When do you open? A: At nine." },

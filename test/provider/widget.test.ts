@@ -3,24 +3,19 @@
  * merge-patch on create, no diff for values the program does not set or orders differently, update
  * of changed fields only, drift on refresh, declarative key rotation, and destroy pausing the widget.
  */
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { VoiceAgentClient } from "../../src/client";
-import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { useClient } from "../../src/provider/context";
+import { describe, expect, test, vi } from "vitest";
+import type { VoiceAgentClient } from "../../src/client";
+import type { RunningEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { widgetHandler as h } from "../../src/resources/widget";
+import { checkAndCreate, emulatorForFile } from "./support";
 
-let emu: RunningEmulator;
+let _emu: RunningEmulator;
 let client: VoiceAgentClient;
 
-beforeAll(async () => {
-  emu = await startEmulator({ port: 0 });
-  client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
-  useClient(client);
-});
-afterAll(async () => {
-  useClient(undefined);
-  await emu?.close();
+emulatorForFile({}, (e, c) => {
+  _emu = e;
+  client = c;
 });
 
 async function newAgent(name = "Widget test agent"): Promise<string> {
@@ -28,12 +23,7 @@ async function newAgent(name = "Widget test agent"): Promise<string> {
 }
 
 /** What the engine does on `up` for a new resource: check, then create. */
-async function up(inputs: Record<string, any>) {
-  const checked = await h.check({}, inputs);
-  expect(checked.failures ?? []).toEqual([]);
-  const created = await h.create(checked.inputs);
-  return { id: created.id, inputs: checked.inputs, outs: created.outs as Record<string, any> };
-}
+const up = (inputs: Record<string, any>) => checkAndCreate(h, inputs);
 
 /** The diff of a preview: state outputs against the (checked) program inputs. */
 async function diff(id: string, outs: Record<string, any>, inputs: Record<string, any>) {
