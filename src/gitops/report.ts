@@ -26,7 +26,15 @@ export interface PreviewStep {
 
 const TYPE_PREFIX = "pulumi-nodejs:dynamic/voice-agent:";
 /** Inputs that are plumbing, not configuration. */
-const HIDDEN = new Set(["__provider", "contentHash", "draftVersion", "documentRevision"]);
+const HIDDEN = new Set([
+  "__provider",
+  "contentHash",
+  "draftVersion",
+  "documentRevision",
+  "knownVersions",
+  "knownVersion",
+  "knownUpTo",
+]);
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 const ACTIONS: Record<string, [string, string]> = {

@@ -9,7 +9,8 @@
  */
 import { execFile } from "node:child_process";
 import type * as pulumi from "@pulumi/pulumi";
-import { configFromPulumi, VoiceAgentClient } from "../client";
+import type { VoiceAgentClient } from "../client";
+import { clientModule } from "./lazy";
 
 /** Provider inputs: what the program tells the provider process about where to read settings. */
 export const SETTINGS = { stack: "voice-agent:stack", namespace: "voice-agent:namespace" } as const;
@@ -18,15 +19,25 @@ let settings: { stack?: string; namespace: string } = { namespace: "voice-agent"
 let stackConfig: Promise<Record<string, string>> | undefined;
 let cachedClient: VoiceAgentClient | undefined;
 
-/** Called once per provider process by Pulumi with the provider resource's inputs. */
+/** Called by Pulumi with the provider resource's inputs, once per kind of resource in the process. */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-  settings = {
+  const next = {
     stack: req.config.get(SETTINGS.stack) ?? undefined,
     namespace: req.config.get(SETTINGS.namespace) ?? "voice-agent",
   };
-  // Start reading the stack's configuration now (about 0.4 s), alongside the rest of start-up.
-  stackConfig = readStackConfig(settings.stack);
+  if (next.stack === settings.stack && next.namespace === settings.namespace) return;
+  settings = next;
+  stackConfig = undefined;
   cachedClient = undefined;
+}
+
+/**
+ * Starts reading the stack's configuration (about 0.4 s with a passphrase-protected stack), so it
+ * runs alongside whatever the caller does next. A command that calls the service only for changed
+ * resources (a no-op `preview` or `up` calls nothing) never reads it.
+ */
+export function warmUp(): void {
+  if (!cachedClient) stackConfig ??= readStackConfig(settings.stack);
 }
 
 /** The stack's configuration, decrypted, as `namespace:key` → value. Empty when it cannot be read. */
@@ -64,7 +75,7 @@ export async function client(): Promise<VoiceAgentClient> {
   const source = { get: (key: string) => values[key.replace(/^voice-agent:/, `${ns}:`)] };
   const env = ns === "voice-agent" ? process.env : {};
   try {
-    cachedClient = new VoiceAgentClient(configFromPulumi(source, env));
+    cachedClient = new clientModule.VoiceAgentClient(clientModule.configFromPulumi(source, env));
   } catch (err) {
     // Name the keys of this provider's namespace, not the default one.
     if (ns === "voice-agent" || !(err instanceof Error)) throw err;

@@ -9,16 +9,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { VoiceAgentClient } from "../client";
 import type { Catalogue, Holdings, Issue } from "../spec";
-import {
-  AgentBody,
-  AgentCreateBody,
-  BUILTIN_TOOL_NAMES,
-  checkAgentCatalogue,
-  checkAgentStatic,
-  newAgentConfig,
-  parseWith,
-  promptToolReferences,
-} from "../spec";
+import { specModule } from "./lazy";
 import { isPlainObject, toCamelKey, toWire, UNKNOWN } from "./normalize";
 
 /** `builtin_tools.transfer_call.numbers[0].timezone` → `builtinTools.transferCall.numbers[0].timezone`. */
@@ -100,13 +91,24 @@ function missingIds(body: Record<string, any>, h: Holdings): boolean {
 /**
  * Every documented rule for an agent's declared configuration (camelCase, normalized). Returns the
  * failures; an empty list means the service would accept it as far as the known values tell.
+ * Without `getClient`, only the rules that need no catalogue run.
  */
 export async function validateAgentInputs(
   declared: Record<string, unknown>,
-  getClient: () => Promise<VoiceAgentClient>,
+  getClient: (() => Promise<VoiceAgentClient>) | undefined,
   toBody: (known: Record<string, unknown>) => Record<string, any> = (known) =>
     toWire(known) as Record<string, any>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
+  const {
+    AgentBody,
+    AgentCreateBody,
+    BUILTIN_TOOL_NAMES,
+    checkAgentCatalogue,
+    checkAgentStatic,
+    newAgentConfig,
+    parseWith,
+    promptToolReferences,
+  } = specModule;
   const body = toBody(knownPart(declared) as Record<string, unknown>);
   const parsed = parseWith(declared.name === UNKNOWN ? AgentBody : AgentCreateBody, body);
   if (!parsed.ok) return parsed.issues.map(failure);
@@ -118,7 +120,7 @@ export async function validateAgentInputs(
     (name) => !(BUILTIN_TOOL_NAMES as readonly string[]).includes(name),
   );
   const issues = checkAgentStatic(config, { customTools: maybeCustom });
-  if (issues.length > 0) return issues.map(failure);
+  if (issues.length > 0 || !getClient) return issues.map(failure);
 
   let client: VoiceAgentClient;
   try {

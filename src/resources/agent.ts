@@ -16,9 +16,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ApiError, VoiceAgentClient } from "../client";
-import { client } from "../provider/context";
+import { client, warmUp } from "../provider/context";
 import { unlessGone } from "../provider/gone";
 import type { ResourceHandler } from "../provider/handlers";
+import { specModule } from "../provider/lazy";
 import {
   changedKeys,
   containsUnknown,
@@ -35,7 +36,6 @@ import {
 import { withProvider } from "../provider/providerResource";
 import { dynamicProvider } from "../provider/shim";
 import { validateAgentInputs } from "../provider/validate";
-import { defaultAgentConfig } from "../spec";
 
 type In<T> = pulumi.Input<T>;
 
@@ -291,6 +291,11 @@ export class Agent extends pulumi.dynamic.Resource {
   declare readonly dashboardUrl: pulumi.Output<string | null>;
   /** Hash of the normalized managed configuration; changes exactly when the configuration does. */
   declare readonly contentHash: pulumi.Output<string>;
+  /**
+   * The published versions this stack has seen, by `contentHash` (the newest 100): how an
+   * {@link AgentVersion} finds the version a revert brings back without reading the agent's history.
+   */
+  declare readonly knownVersions: pulumi.Output<Record<string, number>>;
   declare readonly name: pulumi.Output<string>;
   declare readonly systemPrompt: pulumi.Output<string | undefined>;
 
@@ -307,6 +312,7 @@ export class Agent extends pulumi.dynamic.Resource {
         latestVersion: undefined,
         dashboardUrl: undefined,
         contentHash: undefined,
+        knownVersions: undefined,
       },
       withProvider(opts),
       "voice-agent",
@@ -381,7 +387,7 @@ export function observedConfig(detail: AgentDetail, declared: Config): Config {
 function wireBody(config: Config, current?: AgentDetail): Record<string, any> {
   const body = toWire(config) as Record<string, any>;
   if (Array.isArray(body.variables)) {
-    const system = ((current?.variables as any[]) ?? defaultAgentConfig().variables).filter(
+    const system = ((current?.variables as any[]) ?? specModule.defaultAgentConfig().variables).filter(
       (v) => v.system_defined,
     );
     const byKey = new Map(system.map((v) => [v.key, v]));
@@ -396,10 +402,15 @@ function wireBody(config: Config, current?: AgentDetail): Record<string, any> {
 }
 
 /** The outputs recorded in state for an agent read back as `detail`. */
-function outputs(inputs: Record<string, unknown>, detail: AgentDetail): Record<string, unknown> {
+function outputs(
+  inputs: Record<string, unknown>,
+  detail: AgentDetail,
+  knownVersions: Record<string, number>,
+): Record<string, unknown> {
   const observed = observedConfig(detail, declaredConfig(inputs));
   return dropUndefined({
     ...inputs,
+    knownVersions,
     ...observed,
     agentId: detail.id,
     draftVersion: detail.version,
@@ -411,6 +422,25 @@ function outputs(inputs: Record<string, unknown>, detail: AgentDetail): Record<s
     // by an interrupted up), the AgentVersion sees a new hash and publishes it on the next up.
     contentHash: contentHash(observed),
   });
+}
+
+/**
+ * `known` with the version the stack last wrote, when `written` shows it was published since: a
+ * patch lands on a new version number only when the one before was frozen. Its configuration is
+ * the one `contentHash` describes (the AgentVersion publishes it under `If-Match`, and a refresh
+ * updates the hash); the AgentVersion still compares the whole configuration before reusing it.
+ */
+function remember(
+  known: Record<string, number> | undefined,
+  last: { contentHash?: unknown; draftVersion?: unknown },
+  written: AgentDetail,
+): Record<string, number> {
+  const next = { ...(known ?? {}) };
+  if (typeof last.contentHash === "string" && typeof last.draftVersion === "number") {
+    if (written.version !== last.draftVersion) next[last.contentHash] = last.draftVersion;
+  }
+  const newest = Object.entries(next).sort(([, a], [, b]) => b - a);
+  return Object.fromEntries(newest.slice(0, 100));
 }
 
 /**
@@ -447,10 +477,14 @@ function explain(err: unknown, name: string, agentId: string, expectedRevision?:
 }
 
 export const agentHandler: ResourceHandler = {
-  async check(_olds, news) {
+  async check(olds, news) {
+    // The catalogue rules (voices, models, holdings) read the service: they run when the
+    // configuration is new or changed, so a no-op preview or `up` makes no request at all.
+    const changed = !deepEqual(declaredConfig(olds), declaredConfig(news));
+    if (changed) warmUp();
     const failures = await validateAgentInputs(
       declaredConfig(news),
-      () => client(),
+      changed ? () => client() : undefined,
       (known) => wireBody(known),
     );
     if (failures.length > 0 || containsUnknown(declaredConfig(news))) return { inputs: news, failures };
@@ -472,15 +506,17 @@ export const agentHandler: ResourceHandler = {
     const declared = declaredConfig(inputs);
     if (inputs.adoptId) {
       const current = await workingVersion(c, inputs.adoptId);
-      const patch = mergePatch(observedConfig(current, declared), declared);
-      if (Object.keys(patch).length === 0) return { id: current.id, outs: outputs(inputs, current) };
+      const observed = observedConfig(current, declared);
+      const patch = mergePatch(observed, declared);
+      if (Object.keys(patch).length === 0) return { id: current.id, outs: outputs(inputs, current, {}) };
       const written = await c
         .patchAgent(current.id, wireBody(patch, current), { ifMatch: current.document_revision })
         .catch((err) => explain(err, String(inputs.name), current.id, current.document_revision));
-      return { id: written.id, outs: outputs(inputs, written) };
+      const last = { contentHash: contentHash(observed), draftVersion: current.version };
+      return { id: written.id, outs: outputs(inputs, written, remember({}, last, written)) };
     }
     const created = await c.createAgent(wireBody(declared) as any);
-    return { id: created.id, outs: outputs(inputs, created) };
+    return { id: created.id, outs: outputs(inputs, created, {}) };
   },
 
   async read(id, props) {
@@ -488,7 +524,7 @@ export const agentHandler: ResourceHandler = {
     const detail = await unlessGone(workingVersion(c, id));
     // Gone from the service (another workspace or key): the resource leaves the state.
     if (!detail) return {};
-    const outs = outputs(props, detail);
+    const outs = outputs(props, detail, props.knownVersions ?? {});
     const inputs: Record<string, unknown> = {};
     for (const key of [...MANAGED_FIELDS, "adoptId"] as string[]) {
       if (props[key] !== undefined) inputs[key] = outs[key];
@@ -508,7 +544,8 @@ export const agentHandler: ResourceHandler = {
       c.patchAgent(id, wireBody(patch, current), { ifMatch: revision });
     const current = Array.isArray(patch.variables) ? await workingVersion(c, id) : undefined;
     try {
-      return { outs: outputs(news, await write(current, olds.documentRevision)) };
+      const written = await write(current, olds.documentRevision);
+      return { outs: outputs(news, written, remember(olds.knownVersions, olds, written)) };
     } catch (err) {
       if ((err as ApiError)?.code !== "revision_conflict") return explain(err, String(news.name), id);
       // The version moved on since the stack last saw it. When no field this stack manages changed
@@ -522,7 +559,7 @@ export const agentHandler: ResourceHandler = {
       const written = await write(now, now.document_revision).catch((again) =>
         explain(again, String(news.name), id, now.document_revision),
       );
-      return { outs: outputs(news, written) };
+      return { outs: outputs(news, written, remember(olds.knownVersions, olds, written)) };
     }
   },
 

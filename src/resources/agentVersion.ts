@@ -7,7 +7,10 @@
  *   AgentVersion never deletes history).
  * - Publishing is content-addressed: when a published version already holds exactly the draft's
  *   configuration it is reused instead of publishing a duplicate, so a Git revert puts the earlier
- *   version number back live (the service records a rollback).
+ *   version number back live (the service records a rollback). The Agent records the versions
+ *   this stack saw published by content hash (`knownVersions`), so finding that version costs one
+ *   read, whatever the agent's history; only versions published outside the stack's sight (the
+ *   dashboard, an interrupted `up`) are listed and compared.
  * - `version` pins an existing published version instead (a rollback without publishing).
  * - `label` and `notes` change in place on the published version; `live` moves the live pointer.
  * - `read` (refresh) notices when the live pointer moved outside Pulumi and shows it as drift.
@@ -61,12 +64,22 @@ export class AgentVersion extends pulumi.dynamic.Resource {
   declare readonly notes: pulumi.Output<string | undefined>;
 
   constructor(name: string, args: AgentVersionArgs, opts?: pulumi.CustomResourceOptions) {
+    const publishing = args.version === undefined;
     super(
       dynamicProvider("agentVersion"),
       name,
       {
         agentId: args.agent.agentId,
-        contentHash: args.version === undefined ? args.agent.contentHash : undefined,
+        contentHash: publishing ? args.agent.contentHash : undefined,
+        // Where to look for a published version that already holds the draft's configuration.
+        knownVersion: publishing
+          ? pulumi
+              .all([args.agent.contentHash, args.agent.knownVersions])
+              .apply(([hash, known]) => known?.[hash])
+          : undefined,
+        knownUpTo: publishing
+          ? args.agent.knownVersions.apply((known) => Math.max(-1, ...Object.values(known ?? {})))
+          : undefined,
         draftVersion: args.agent.draftVersion,
         documentRevision: args.agent.documentRevision,
         label: args.label,
@@ -132,10 +145,11 @@ async function publishOrReuse(
   const draft = await c.getAgent(inputs.agentId, { version: inputs.draftVersion });
   if (draft.is_published) return { detail: draft, origin: "reused" };
   const wanted = configurationText(draft);
-  for await (const row of c.listVersions(inputs.agentId)) {
-    if (!row.is_published || row.version === draft.version) continue;
-    const candidate = await c.getAgent(inputs.agentId, { version: row.version });
-    if (configurationText(candidate) === wanted) return { detail: candidate, origin: "reused" };
+  for (const version of await reuseCandidates(c, inputs, draft)) {
+    const candidate = await c.getAgent(inputs.agentId, { version });
+    if (candidate.is_published && configurationText(candidate) === wanted) {
+      return { detail: candidate, origin: "reused" };
+    }
   }
   try {
     const published = await c.publishVersion(
@@ -156,6 +170,26 @@ async function publishOrReuse(
     }
     throw err;
   }
+}
+
+/**
+ * The published versions that may already hold the draft's configuration: the one the Agent
+ * recorded for its content hash, then every published version newer than the newest it recorded
+ * (published outside this stack's sight: in the dashboard, or by an `up` interrupted before it
+ * saved its state). Listing is skipped when the draft directly follows the newest recorded version
+ * and is the latest, so a change in steady state reads nothing more. A stack without a record
+ * (created by an older release) compares every published version once.
+ */
+async function reuseCandidates(c: VoiceAgentClient, inputs: any, draft: AgentDetailT): Promise<number[]> {
+  const out: number[] = typeof inputs.knownVersion === "number" ? [inputs.knownVersion] : [];
+  const upTo: number = typeof inputs.knownUpTo === "number" ? inputs.knownUpTo : -1;
+  if (draft.version === upTo + 1 && draft.latest_version === draft.version) return out;
+  for await (const row of c.listVersions(inputs.agentId)) {
+    if (row.version <= upTo) break; // newest first: the rest is known
+    if (row.is_published && row.version !== draft.version && !out.includes(row.version))
+      out.push(row.version);
+  }
+  return out;
 }
 
 /** Puts `version` live; a blocked version fails with its reasons. */
@@ -196,9 +230,12 @@ function outputs(inputs: any, detail: any, origin: string, activation: string) {
 }
 
 export const agentVersionHandler: ResourceHandler = {
-  async check(_olds, news) {
+  async check(olds, news) {
     const failures: pulumi.dynamic.CheckFailure[] = [];
-    if (news.pinnedVersion !== undefined && !containsUnknown(news.pinnedVersion)) {
+    // The pinned version is read when the pin is new or changed: a no-op preview reads nothing.
+    const pinChanged =
+      olds.pinnedVersion !== news.pinnedVersion || olds.agentId !== news.agentId || olds.live !== news.live;
+    if (news.pinnedVersion !== undefined && !containsUnknown(news.pinnedVersion) && pinChanged) {
       if (!Number.isInteger(news.pinnedVersion) || news.pinnedVersion < 0) {
         failures.push({
           property: "version",
@@ -270,7 +307,15 @@ export const agentVersionHandler: ResourceHandler = {
     if (!detail) return {};
     const outs = outputs(props, detail, props.origin, props.activation);
     const inputs: Record<string, unknown> = {};
-    for (const key of ["agentId", "contentHash", "draftVersion", "documentRevision", "pinnedVersion"]) {
+    for (const key of [
+      "agentId",
+      "contentHash",
+      "knownVersion",
+      "knownUpTo",
+      "draftVersion",
+      "documentRevision",
+      "pinnedVersion",
+    ]) {
       if (props[key] !== undefined) inputs[key] = props[key];
     }
     if (props.label !== undefined) inputs.label = outs.label;

@@ -20,11 +20,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { AnalysisGroup as AnalysisGroupRecord, ApiError, VoiceAgentClient } from "../client";
 import { client } from "../provider/context";
 import type { ResourceHandler } from "../provider/handlers";
+import { specModule } from "../provider/lazy";
 import { changedKeys, containsUnknown, fromWire, project, toWire, UNKNOWN } from "../provider/normalize";
 import { withProvider } from "../provider/providerResource";
 import { dynamicProvider } from "../provider/shim";
 import { failure, knownPart } from "../provider/validate";
-import { AnalysisGroupInput, checkAnalysisGroupRules, DEFAULT_ANALYSIS_GROUP_NAME, parseWith } from "../spec";
 
 type In<T> = pulumi.Input<T>;
 
@@ -181,6 +181,7 @@ async function adoptTarget(c: VoiceAgentClient, inputs: Record<string, any>): Pr
     if (!g) throw new Error(`adoptId: there is no analysis group ${inputs.adoptId} in this workspace`);
     return g;
   }
+  const { DEFAULT_ANALYSIS_GROUP_NAME } = specModule;
   const g = await c.listAnalysisGroups().find((x) => x.name === DEFAULT_ANALYSIS_GROUP_NAME);
   if (!g) {
     throw new Error(
@@ -242,6 +243,7 @@ export const analysisGroupHandler: ResourceHandler = {
         reason: "name: Field required (missing): set a name, or adopt a group with adoptDefault or adoptId",
       });
     } else {
+      const { AnalysisGroupInput, checkAnalysisGroupRules, parseWith } = specModule;
       const parsed = parseWith(AnalysisGroupInput, wire);
       if (!parsed.ok) failures.push(...parsed.issues.map(failure));
       else failures.push(...checkAnalysisGroupRules(parsed.data).map(failure));

@@ -23,11 +23,11 @@ import type { ApiError, KnowledgeBase as KnowledgeBaseRecord, VoiceAgentClient }
 import { client } from "../provider/context";
 import { unlessGone } from "../provider/gone";
 import type { ResourceHandler } from "../provider/handlers";
+import { specModule } from "../provider/lazy";
 import { changedKeys, containsUnknown, UNKNOWN } from "../provider/normalize";
 import { withProvider } from "../provider/providerResource";
 import { dynamicProvider } from "../provider/shim";
 import { failure, knownPart } from "../provider/validate";
-import { checkKnowledgeBaseRules, KnowledgeBaseInput, parseWith } from "../spec";
 
 type In<T> = pulumi.Input<T>;
 
@@ -240,6 +240,7 @@ export const knowledgeBaseHandler: ResourceHandler = {
       description: news.description,
       documents: Array.isArray(news.documents) ? news.documents.map(knownDocument) : news.documents,
     }) as Record<string, any>;
+    const { checkKnowledgeBaseRules, KnowledgeBaseInput, parseWith } = specModule;
     const parsed = parseWith(KnowledgeBaseInput, wire);
     if (!parsed.ok) failures.push(...parsed.issues.map(failure));
     else failures.push(...checkKnowledgeBaseRules(parsed.data).map(failure));

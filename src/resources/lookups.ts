@@ -17,7 +17,8 @@
  * Results are camelCase.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ClientConfigError, configFromPulumi, VoiceAgentClient } from "../client";
+import type { VoiceAgentClient } from "../client";
+import { clientModule } from "../provider/lazy";
 import { fromWire } from "../provider/normalize";
 
 type In<T> = pulumi.Input<T>;
@@ -159,6 +160,7 @@ function lookupClient(opts: LookupOptions = {}): VoiceAgentClient {
   const config = new pulumi.Config(namespace);
   // `configFromPulumi` asks for `voice-agent:<key>`, then `<key>`; the namespace's Config answers the short form.
   const source = { get: (key: string) => (key.includes(":") ? undefined : config.get(key)) };
+  const { ClientConfigError, configFromPulumi, VoiceAgentClient } = clientModule;
   if (namespace === "voice-agent") return new VoiceAgentClient(configFromPulumi(source, process.env));
   try {
     return new VoiceAgentClient(configFromPulumi(source, {}));

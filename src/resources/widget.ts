@@ -24,6 +24,7 @@ import type { VoiceAgentClient, WidgetT } from "../client";
 import { client } from "../provider/context";
 import { unlessGone } from "../provider/gone";
 import type { ResourceHandler } from "../provider/handlers";
+import { specModule } from "../provider/lazy";
 import {
   changedKeys,
   containsUnknown,
@@ -38,7 +39,7 @@ import {
 import { withProvider } from "../provider/providerResource";
 import { dynamicProvider } from "../provider/shim";
 import { failure, knownPart } from "../provider/validate";
-import { checkWidgetRules, type Issue, parseWith, WidgetPatch } from "../spec";
+import type { Issue } from "../spec";
 
 type In<T> = pulumi.Input<T>;
 
@@ -326,6 +327,7 @@ export const widgetHandler: ResourceHandler = {
     const declared: Config = {};
     for (const key of MANAGED_FIELDS) if (inputs[key] !== undefined) declared[key] = inputs[key];
     const body = toWire(knownPart(declared), OPAQUE) as Record<string, any>;
+    const { checkWidgetRules, parseWith, WidgetPatch } = specModule;
     const parsed = parseWith(WidgetPatch, body);
     if (!parsed.ok) failures.push(...parsed.issues.map(widgetFailure));
     // The origin rules run whatever else is wrong, on the origins that are strings.

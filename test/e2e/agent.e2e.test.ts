@@ -112,6 +112,13 @@ describe("Agent and AgentVersion through the real engine", () => {
         expect(text).toContain("handlers");
       }
 
+      // Nothing changed: a preview and an up make no request at all (the checks read the
+      // catalogue only for agents whose configuration changes).
+      await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
+      await p.preview({ expectNoChanges: true });
+      await p.up();
+      expect(await (await fetch(`${emu.url}/_emulator/requests`)).json()).toEqual([]);
+
       // A prompt change publishes version 1 and puts it live.
       p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with returns.", full: true }));
       await p.upAndSettle();
@@ -193,7 +200,7 @@ describe("Agent and AgentVersion through the real engine", () => {
     }
   }, 900_000);
 
-  test("a model retired after publishing is flagged at preview, naming the field", async () => {
+  test("a model retired after publishing: a warning for the live version, an error once the agent changes", async () => {
     const p = await PulumiProject.create({
       program: `
 import * as va from "pulumi-voice-agent";
@@ -206,7 +213,18 @@ export const version = new va.AgentVersion("blocked-live", { agent }).version;
     try {
       await p.upAndSettle();
       await fetch(`${emu.url}/_emulator/models/gemini-1.5-flash/retire`, { method: "POST" });
-      const preview = await p.pulumi(["preview", "--refresh"], { allowFailure: true });
+      // Unchanged, the agent does not block the stack's other deploys: the refreshed version warns.
+      const refreshed = await p.pulumi(["preview", "--refresh"]);
+      expect(refreshed.stdout).toMatch(
+        /version 0 is blocked and cannot go live again: model\.model: 'gemini-1\.5-flash' is retired/,
+      );
+      // Any change to the agent is checked against the catalogue: the retired model names the field.
+      p.setProgram(
+        `import * as va from "pulumi-voice-agent";
+const agent = new va.Agent("blocked", { name: "Soon blocked", systemPrompt: "## Agent Purpose\\nHelp.", model: { model: "gemini-1.5-flash" } });
+export const version = new va.AgentVersion("blocked-live", { agent }).version;`,
+      );
+      const preview = await p.pulumi(["preview"], { allowFailure: true });
       expect(preview.code).not.toBe(0);
       expect(preview.stdout).toMatch(/model\.model: 'gemini-1\.5-flash' is retired/);
       await p.destroy();

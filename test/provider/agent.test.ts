@@ -192,10 +192,14 @@ describe("Agent lifecycle", () => {
 });
 
 describe("AgentVersion", () => {
+  /** The AgentVersion's inputs as its constructor derives them from the Agent's outputs. */
   async function publish(agentOuts: any, extra: Record<string, unknown> = {}) {
+    const known: Record<string, number> = agentOuts.knownVersions ?? {};
     const inputs = {
       agentId: agentOuts.agentId,
       contentHash: agentOuts.contentHash,
+      knownVersion: known[agentOuts.contentHash],
+      knownUpTo: Math.max(-1, ...Object.values(known)),
       draftVersion: agentOuts.draftVersion,
       documentRevision: agentOuts.documentRevision,
       live: true,
@@ -226,6 +230,69 @@ describe("AgentVersion", () => {
     expect(v2.outs?.version).toBe(0);
     expect(v2.outs?.origin).toBe("reused");
     expect(v2.outs?.activation).toBe("rollback");
+    const published: number[] = [];
+    for await (const row of client.listVersions(a.id)) if (row.is_published) published.push(row.version);
+    expect(published.sort()).toEqual([0, 1]);
+  });
+
+  /** The requests made while `fn` runs, as `METHOD path`. */
+  async function requestsDuring(fn: () => Promise<unknown>): Promise<string[]> {
+    await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
+    await fn();
+    const log = (await (await fetch(`${emu.url}/_emulator/requests`)).json()) as any[];
+    return log.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, ":id")}`);
+  }
+
+  /** Changes the agent's prompt to `prompt` (check, update) and publishes the result. */
+  async function release(agent: { id: string; inputs: any; outs: any }, prompt: string) {
+    const news = (await agentHandler.check(agent.inputs, { ...agent.inputs, systemPrompt: prompt })).inputs;
+    const updated = await agentHandler.update(agent.id, agent.outs, news);
+    const version = await publish(updated.outs);
+    return { agent: { id: agent.id, inputs: news, outs: updated.outs as any }, version };
+  }
+
+  test("a revert finds the earlier version with one read, however long the history", async () => {
+    const created = await createAgent(base);
+    await publish(created.outs);
+    let agent = created as { id: string; inputs: any; outs: any };
+    for (let i = 1; i <= 6; i++) agent = (await release(agent, `## Agent Purpose\nrelease ${i}`)).agent;
+    expect(Object.values(agent.outs.knownVersions).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+
+    // A change in steady state: the draft is read and published; no listing, no other version read.
+    let next: Awaited<ReturnType<typeof release>> | undefined;
+    const change = await requestsDuring(async () => {
+      next = await release(agent, "## Agent Purpose\nrelease 7");
+    });
+    expect(next?.version.outs?.origin).toBe("published");
+    expect(change).toEqual([
+      "PATCH /v1/agents/:id",
+      "GET /v1/agents/:id?version=7",
+      "POST /v1/agents/:id/versions/7/publish",
+      "POST /v1/agents/:id/activations",
+    ]);
+
+    // The revert to the first configuration: one read of version 0, which goes back live.
+    const revert = await requestsDuring(async () => {
+      next = await release(next!.agent, base.systemPrompt);
+    });
+    expect(next?.version.outs).toMatchObject({ version: 0, origin: "reused", activation: "rollback" });
+    expect(revert).toEqual([
+      "PATCH /v1/agents/:id",
+      "GET /v1/agents/:id?version=8",
+      "GET /v1/agents/:id?version=0",
+      "POST /v1/agents/:id/activations",
+    ]);
+  });
+
+  test("a version published outside the stack (the dashboard) is found and reused", async () => {
+    const a = await createAgent(base);
+    await publish(a.outs);
+    // In the dashboard: a prompt edit published as version 1, then the live pointer moved back to 0.
+    await client.patchAgent(a.id, { system_prompt: "## Agent Purpose\nfrom the dashboard" });
+    await client.publishVersion(a.id, 1, {});
+    // The stack now declares the same prompt: its draft (version 2) holds what version 1 holds.
+    const { version } = await release(a, "## Agent Purpose\nfrom the dashboard");
+    expect(version.outs).toMatchObject({ version: 1, origin: "reused" });
     const published: number[] = [];
     for await (const row of client.listVersions(a.id)) if (row.is_published) published.push(row.version);
     expect(published.sort()).toEqual([0, 1]);
