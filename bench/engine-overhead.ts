@@ -67,6 +67,7 @@ async function once(emu: Emulator, program: string, real: boolean): Promise<Samp
   const p = real
     ? await project(emu, program, 100_000)
     : await PulumiProject.create({
+        installed: true,
         program,
         config: { "voice-agent:baseUrl": emu.url },
         secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },

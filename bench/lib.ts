@@ -28,9 +28,13 @@ export async function clearLog(emu: Emulator): Promise<void> {
   await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
 }
 
-/** A project on `emu` with the key as a secret; `pace` sets `voice-agent:rateLimitPerMinute`. */
+/**
+ * A project on `emu` with the key as a secret; `pace` sets `voice-agent:rateLimitPerMinute`. The
+ * package is installed in the project's `node_modules` from its tarball, as a user has it.
+ */
 export function project(emu: Emulator, program: string, pace?: number): Promise<PulumiProject> {
   return PulumiProject.create({
+    installed: true,
     program,
     config: {
       "voice-agent:baseUrl": emu.url,

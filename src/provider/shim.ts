@@ -14,22 +14,21 @@ import type * as pulumi from "@pulumi/pulumi";
 /** The kinds of resource this package implements. */
 export type ResourceKind = "agent" | "agentVersion" | "widget" | "knowledgeBase" | "analysisGroup";
 
-const providers = new Map<ResourceKind, pulumi.dynamic.ResourceProvider>();
-
 /**
- * The serializable dynamic provider for `kind`: one object per kind, because Pulumi caches the
- * serialized text by object identity (serializing takes about 20 ms; once per kind, not per resource).
+ * The serializable dynamic provider for `kind`: the exports of the module `./kinds/<kind>`, one
+ * object per kind. Pulumi serializes a module's exports that it finds in `node_modules` as a
+ * `require("pulumi-voice-agent/provider/<kind>")` of about 300 bytes (it caches the text by object
+ * identity, so it does so once per kind, not per resource). Outside `node_modules` (this
+ * repository's own programs, a linked checkout) it serializes the object by value, about 2.4 KB.
+ * Each resource's state holds the text twice, and the engine rewrites the whole state after every
+ * step, so the size shows in the time of every `up` (docs/performance.md).
  */
 export function dynamicProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
-  let provider = providers.get(kind);
-  if (!provider) {
-    provider = makeProvider(kind);
-    providers.set(kind, provider);
-  }
-  return provider;
+  return require(`./kinds/${kind}`);
 }
 
-function makeProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+/** The provider object for `kind`: methods that load the handlers at call time and delegate. */
+export function makeProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
   const handlersPath = path.relative(process.cwd(), require.resolve("./handlers"));
   const load = () => require(require("node:path").resolve(handlersPath));
   return {

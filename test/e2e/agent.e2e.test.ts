@@ -200,6 +200,34 @@ describe("Agent and AgentVersion through the real engine", () => {
     }
   }, 900_000);
 
+  test("installed from its tarball: the state holds a 200-byte reference to the provider module", async () => {
+    const p = await PulumiProject.create({
+      installed: true,
+      program: program({ prompt: "## Agent Purpose\nHelp customers with orders." }),
+      config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+    });
+    try {
+      expect(p.dir).toContain(".tmp/installed-");
+      await p.upAndSettle();
+      const deployment = JSON.parse(await p.exportState(true));
+      const providers = deployment.deployment.resources
+        .filter((r: any) => r.type.startsWith("pulumi-nodejs:dynamic/voice-agent:"))
+        .map((r: any) => [r.type.split(":").pop(), r.inputs.__provider as string]);
+      for (const [type, text] of providers) {
+        const kind = type === "Agent" ? "agent" : "agentVersion";
+        expect(text).toContain(`require("pulumi-voice-agent/provider/${kind}")`);
+        expect(text.length).toBeLessThan(400);
+      }
+      p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with returns." }));
+      await p.upAndSettle();
+      expect(await p.outputs()).toMatchObject({ liveVersion: 1, origin: "published" });
+      await p.destroy();
+    } finally {
+      p.cleanup();
+    }
+  }, 300_000);
+
   test("a model retired after publishing: a warning for the live version, an error once the agent changes", async () => {
     const p = await PulumiProject.create({
       program: `

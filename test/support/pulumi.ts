@@ -1,10 +1,23 @@
 /**
  * Runs the real Pulumi CLI on a throwaway project: a local file backend, an isolated PULUMI_HOME,
  * a passphrase secrets provider, no network. Projects live under `<repo>/.tmp/`, inside the package,
- * so their programs import `pulumi-voice-agent` (the compiled `dist/`) as a user's program would.
+ * so their programs import `pulumi-voice-agent` (the compiled `dist/`) by the package's own name.
+ * With `installed: true` a project lives instead in a folder where the package is installed from
+ * its packed tarball, as in a user's project (`node_modules/pulumi-voice-agent`).
  */
-import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+
+import { execFile, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import * as path from "node:path";
 
@@ -36,6 +49,57 @@ export interface ProjectOptions {
   /** Extra environment for every command. */
   env?: Record<string, string>;
   name?: string;
+  /** Run against the package installed from its tarball, as a user's project does. Default false. */
+  installed?: boolean;
+}
+
+/**
+ * A folder where this package (as `npm pack` makes it from the current `dist/`) is installed with
+ * `npm install`, next to TypeScript, as in a user's project: `<repo>/.tmp/installed-<tarball hash>`,
+ * made once per build (about 5 s from npm's cache) and shared by every project that asks for it.
+ */
+export function installedPackageDir(): string {
+  const base = path.join(REPO_ROOT, ".tmp");
+  mkdirSync(base, { recursive: true });
+  const packDir = mkdtempSync(path.join(base, "pack-"));
+  try {
+    const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", packDir], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+    })
+      .trim()
+      .split("\n")
+      .pop() as string;
+    const bytes = readFileSync(path.join(packDir, tarball));
+    const dir = path.join(base, `installed-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}`);
+    if (existsSync(dir)) return dir;
+    const building = `${dir}.${process.pid}`;
+    mkdirSync(building, { recursive: true });
+    cpSync(path.join(packDir, tarball), path.join(building, "pulumi-voice-agent.tgz"));
+    writeFileSync(path.join(building, "package.json"), JSON.stringify({ name: "installed", private: true }));
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
+    execFileSync(
+      "npm",
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        "./pulumi-voice-agent.tgz",
+        `typescript@${pkg.devDependencies.typescript}`,
+        `@types/node@${pkg.devDependencies["@types/node"]}`,
+      ],
+      { cwd: building, stdio: "ignore" },
+    );
+    try {
+      renameSync(building, dir);
+    } catch {
+      rmSync(building, { recursive: true, force: true }); // another process finished first
+    }
+    return dir;
+  } finally {
+    rmSync(packDir, { recursive: true, force: true });
+  }
 }
 
 export class PulumiProject {
@@ -73,8 +137,8 @@ export class PulumiProject {
     };
   }
 
-  private static newDir(): string {
-    const base = path.join(REPO_ROOT, ".tmp");
+  private static newDir(installed = false): string {
+    const base = installed ? installedPackageDir() : path.join(REPO_ROOT, ".tmp");
     mkdirSync(base, { recursive: true });
     const dir = mkdtempSync(path.join(base, "e2e-"));
     mkdirSync(path.join(dir, ".state"));
@@ -83,7 +147,7 @@ export class PulumiProject {
 
   /** A new project holding `opts.program`, on a stack `test`. */
   static async create(opts: ProjectOptions): Promise<PulumiProject> {
-    const dir = PulumiProject.newDir();
+    const dir = PulumiProject.newDir(opts.installed);
     writeFileSync(
       path.join(dir, "Pulumi.yaml"),
       `name: ${opts.name ?? "e2e"}\nruntime: nodejs\nmain: index.ts\n`,
