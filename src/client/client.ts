@@ -222,9 +222,14 @@ export class VoiceAgentClient {
    *
    * The create carries a unique marker in V0's `notes` until its answer is seen; if the answer is
    * lost, the agent carrying the marker is adopted instead of creating a second one. Afterwards the
-   * caller's `notes` (or null) are written back to V0.
+   * caller's `notes` (or null) are written back to V0, unless `keepMarker` is set: then V0's notes
+   * keep the marker (`pulumi-voice-agent:create:<uuid>`, which says where the agent came from) and
+   * the create is one request. Publishing V0 with notes replaces it.
    */
-  async createAgent(body: AgentCreateInput, opts: { marker?: string } = {}): Promise<AgentDetailT> {
+  async createAgent(
+    body: AgentCreateInput,
+    opts: { marker?: string; keepMarker?: boolean } = {},
+  ): Promise<AgentDetailT> {
     const marker = opts.marker ?? newCreateMarker();
     const created = await this.createOnce(
       `agent "${body.name}"`,
@@ -241,7 +246,7 @@ export class VoiceAgentClient {
           this.#config.apiKey,
         ]),
     );
-    if (created.notes !== marker) return created;
+    if (created.notes !== marker || (opts.keepMarker && body.notes === undefined)) return created;
     try {
       return await this.patchAgent(
         created.id,

@@ -515,7 +515,9 @@ export const agentHandler: ResourceHandler = {
       const last = { contentHash: contentHash(observed), draftVersion: current.version };
       return { id: written.id, outs: outputs(inputs, written, remember({}, last, written)) };
     }
-    const created = await c.createAgent(wireBody(declared) as any);
+    // V0's notes keep the create marker (a version's notes belong to the AgentVersion that
+    // publishes it): one request per agent instead of two.
+    const created = await c.createAgent(wireBody(declared) as any, { keepMarker: true });
     return { id: created.id, outs: outputs(inputs, created, {}) };
   },
 
