@@ -3,13 +3,15 @@
  *
  * The engine hands the explicit provider resource's inputs to `configure`: they name the stack
  * (`voice-agent:stack`) and the configuration namespace, never a credential. The base URL and the
- * API key are read when first needed, from the stack's own configuration (`pulumi config
- * --show-secrets`, run in the project folder, so a secret stays in the stack's config file and is
- * never copied into state), falling back to the `VOICE_AGENT_*` environment variables.
+ * API key are read when first needed, from the stack's own configuration, falling back to the
+ * `VOICE_AGENT_*` environment variables. The configuration comes from the program process of the
+ * same deployment when it runs (`handoff.ts`), else from `pulumi config --show-secrets`, run in the
+ * project folder; either way a secret stays in the stack's config file and never enters the state.
  */
 import { execFile } from "node:child_process";
 import type * as pulumi from "@pulumi/pulumi";
 import type { VoiceAgentClient } from "../client";
+import { fetchSettings } from "./handoff";
 import { clientModule } from "./lazy";
 
 /** Provider inputs: what the program tells the provider process about where to read settings. */
@@ -37,12 +39,24 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
  * resources (a no-op `preview` or `up` calls nothing) never reads it.
  */
 export function warmUp(): void {
-  if (!cachedClient) stackConfig ??= readStackConfig(settings.stack);
+  if (!cachedClient) stackConfig ??= readStackConfig(settings.stack, settings.namespace);
 }
 
-/** The stack's configuration, decrypted, as `namespace:key` → value. Empty when it cannot be read. */
-function readStackConfig(stack: string | undefined): Promise<Record<string, string>> {
-  if (!stack) return Promise.resolve({});
+/**
+ * The stack's configuration, decrypted, as `namespace:key` → value: from the program process when
+ * it serves it, else from `pulumi config`. Empty when it cannot be read.
+ */
+async function readStackConfig(
+  stack: string | undefined,
+  namespace: string,
+): Promise<Record<string, string>> {
+  if (!stack) return {};
+  // The dynamic provider's argument is the engine's address, the key of the program's socket.
+  const served = await fetchSettings(process.argv[2], stack, namespace);
+  return served ?? (await runPulumiConfig(stack));
+}
+
+function runPulumiConfig(stack: string): Promise<Record<string, string>> {
   return new Promise((resolve) => {
     const bin = process.env.VOICE_AGENT_PULUMI_BIN || "pulumi";
     execFile(
@@ -69,7 +83,7 @@ function readStackConfig(stack: string | undefined): Promise<Record<string, stri
 /** The client for this provider process, built on first use from the stack config and environment. */
 export async function client(): Promise<VoiceAgentClient> {
   if (cachedClient) return cachedClient;
-  stackConfig ??= readStackConfig(settings.stack);
+  stackConfig ??= readStackConfig(settings.stack, settings.namespace);
   const values = await stackConfig;
   const ns = settings.namespace;
   const source = { get: (key: string) => values[key.replace(/^voice-agent:/, `${ns}:`)] };

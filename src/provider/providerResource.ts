@@ -4,10 +4,12 @@
  * Pulumi's default provider for dynamic resources receives, and stores in state, the stack's whole
  * configuration, secrets included. This provider's inputs only name the stack and the
  * configuration namespace; the provider process reads the base URL and API key itself, at call time
- * (see `context.ts`). So the API key never enters the state, not even encrypted.
+ * (see `context.ts`), from this program process when it can (`handoff.ts`). So the API key never
+ * enters the state, not even encrypted.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { SETTINGS } from "./context";
+import { serveSettings } from "./handoff";
 
 /** Options of a {@link Provider}. */
 export interface ProviderArgs {
@@ -23,15 +25,16 @@ export interface ProviderArgs {
 /** A voice-agent provider: which stack configuration the resources using it read their credentials from. */
 export class Provider extends pulumi.ProviderResource {
   constructor(name: string, args: ProviderArgs = {}, opts?: pulumi.ResourceOptions) {
-    super(
-      "pulumi-nodejs",
-      name,
-      {
-        [SETTINGS.stack]: `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
-        [SETTINGS.namespace]: args.namespace ?? "voice-agent",
-      },
-      opts,
-    );
+    const stack = `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
+    const namespace = args.namespace ?? "voice-agent";
+    super("pulumi-nodejs", name, { [SETTINGS.stack]: stack, [SETTINGS.namespace]: namespace }, opts);
+    // The provider process reads this namespace's configuration from here instead of running
+    // `pulumi config`: the values never leave the machine's memory (see handoff.ts).
+    const values: Record<string, string> = {};
+    for (const [key, value] of Object.entries(pulumi.runtime.allConfig())) {
+      if (key.startsWith(`${namespace}:`)) values[key] = value;
+    }
+    serveSettings(stack, namespace, values);
   }
 }
 

@@ -219,9 +219,19 @@ describe("Agent and AgentVersion through the real engine", () => {
         expect(text).toContain(`require("pulumi-voice-agent/provider/${kind}")`);
         expect(text.length).toBeLessThan(400);
       }
+      // During `up` the provider reads the key from the program process (handoff.ts), so it needs
+      // no `pulumi config`; a refresh runs no program, so it does.
+      const noConfigCommand = { env: { VOICE_AGENT_PULUMI_BIN: "/nonexistent/pulumi" } };
       p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with returns." }));
-      await p.upAndSettle();
+      await p.pulumi(["up", "--yes", "--skip-preview"], noConfigCommand);
       expect(await p.outputs()).toMatchObject({ liveVersion: 1, origin: "published" });
+      const refresh = await p.pulumi(["refresh", "--yes", "--skip-preview"], {
+        ...noConfigCommand,
+        allowFailure: true,
+      });
+      expect(refresh.code).not.toBe(0);
+      expect(refresh.stdout).toMatch(/missing configuration voice-agent:baseUrl/);
+      await p.upAndSettle();
       await p.destroy();
     } finally {
       p.cleanup();
