@@ -129,7 +129,7 @@ export class PulumiProject {
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
       PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-      NODE_OPTIONS: `${process.env.PROF_NODE_OPTIONS ?? ""} --disable-warning=ExperimentalWarning`,
+      NODE_OPTIONS: "--disable-warning=ExperimentalWarning",
       // Credentials come from stack config in these tests, never from the environment.
       VOICE_AGENT_API_KEY: "",
       VOICE_AGENT_BASE_URL: "",
