@@ -8,8 +8,9 @@
  * (a Unix socket in a directory only this user can enter; a named pipe on Windows) whose name is
  * derived from the engine's address, which the engine gives to both processes, the stack and the
  * namespace. The provider process reads it once. Nothing is written to disk, to the state or to a
- * log; the socket is removed when the program exits. When no program runs (`refresh`, `destroy`)
- * or the socket cannot be reached, the provider falls back to `pulumi config` (see `context.ts`).
+ * log; the socket is removed when the program exits (one left by a killed program, after a day).
+ * When no program runs (`refresh`, `destroy`) or the socket cannot be reached, the provider falls
+ * back to `pulumi config` (see `context.ts`).
  *
  * What the socket serves is what the same user can already read from the program's environment
  * (`/proc/<pid>/environ` holds `PULUMI_CONFIG`), so it exposes nothing new.
@@ -50,7 +51,7 @@ export function serveSettings(stack: string, namespace: string, values: Record<s
   let address: string;
   try {
     address = handoffAddress(engine, stack, namespace);
-    if (process.platform !== "win32") fs.rmSync(address, { force: true });
+    if (process.platform !== "win32") removeStale(path.dirname(address), address);
   } catch {
     return;
   }
@@ -65,6 +66,17 @@ export function serveSettings(stack: string, namespace: string, values: Record<s
   process.once("exit", () => {
     if (process.platform !== "win32") fs.rmSync(address, { force: true });
   });
+}
+
+/** Removes `address` and sockets a day old: left by programs that were killed before they exited. */
+function removeStale(dir: string, address: string): void {
+  fs.rmSync(address, { force: true });
+  for (const name of fs.readdirSync(dir)) {
+    const file = path.join(dir, name);
+    if (name.endsWith(".sock") && Date.now() - fs.lstatSync(file).mtimeMs > 86_400_000) {
+      fs.rmSync(file, { force: true });
+    }
+  }
 }
 
 /**

@@ -2,7 +2,7 @@
  * The settings handoff from the program process to the provider process (src/provider/handoff.ts):
  * served on a private local socket keyed by the engine's address, the stack and the namespace.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -54,6 +54,17 @@ describe.skipIf(process.platform === "win32")("settings handoff", () => {
     serveSettings("org/proj/dev", "voice-agent", VALUES);
     expect(() => handoffAddress(ENGINE, "org/proj/dev", "voice-agent")).toThrow(/not a private directory/);
     expect(await fetchSettings(ENGINE, "org/proj/dev", "voice-agent")).toBeUndefined();
+  });
+
+  test("sockets left by killed programs are removed after a day", async () => {
+    serveSettings("org/proj/old", "voice-agent", VALUES);
+    const old = handoffAddress(ENGINE, "org/proj/old", "voice-agent");
+    const dayAgo = new Date(Date.now() - 25 * 3600_000);
+    utimesSync(old, dayAgo, dayAgo); // as a program killed yesterday left it
+    process.env.PULUMI_NODEJS_ENGINE = "127.0.0.1:40999";
+    serveSettings("org/proj/dev", "voice-agent", VALUES);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(handoffAddress("127.0.0.1:40999", "org/proj/dev", "voice-agent"))).toBe(true);
   });
 
   test("outside a deployment (no engine address) nothing is served", async () => {

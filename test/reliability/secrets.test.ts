@@ -66,8 +66,9 @@ function filesUnder(dir: string): [string, string][] {
   const walk = (d: string) => {
     for (const e of readdirSync(d)) {
       const full = path.join(d, e);
-      if (statSync(full).isDirectory()) walk(full);
-      else out.push([full, readFileSync(full, "utf8")]);
+      const st = statSync(full);
+      if (st.isDirectory()) walk(full);
+      else if (st.isFile()) out.push([full, readFileSync(full, "utf8")]); // not the settings sockets
     }
   };
   walk(dir);
