@@ -6,9 +6,9 @@
  *   npx ts-node --transpile-only bench/api-calls.ts [agents=10]
  *
  * Operations: create (agent + version live), no-op `up`, no-op `preview`, `refresh`, a prompt
- * change (agent patch, then publish and go live), a second prompt change (one more published
- * version to compare against), a revert (reuse + rollback), a refresh after it, a label change.
- * Bounded: about a minute.
+ * change (agent patch, then publish and go live), a second prompt change, a revert (reuse +
+ * rollback), a refresh after it, a label change, and after 10 more releases a change and a revert
+ * to a version far back (the calls do not grow with the history). Bounded: about two minutes.
  */
 import {
   agentsProgram,
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers with their returns." }));
     rows.push(await measure(emu, "prompt change (patch, publish, go live)", () => p.up()));
     p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers with their exchanges." }));
-    rows.push(await measure(emu, "second prompt change (2 published to compare)", () => p.up()));
+    rows.push(await measure(emu, "second prompt change", () => p.up()));
     p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers with their returns." }));
     rows.push(await measure(emu, "revert (reuse published version, rollback)", () => p.up()));
     rows.push(await measure(emu, "refresh --skip-preview after a rollback", refresh));
@@ -66,6 +66,15 @@ async function main(): Promise<void> {
     // document_revision; the Agent writes through since no managed field changed).
     p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers with their exchanges.", label: "r2" }));
     rows.push(await measure(emu, "prompt change after a label change (reuse)", () => p.up()));
+    // A long history: 10 more releases; a change and a revert still read the same.
+    for (let i = 0; i < 10; i++) {
+      p.setProgram(agentsProgram(N, "Calls", { prompt: `Help callers, release ${i}.` }));
+      await p.up();
+    }
+    p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers, release 10." }));
+    rows.push(await measure(emu, "prompt change after 10 more releases", () => p.up()));
+    p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers with their returns." }));
+    rows.push(await measure(emu, "revert to a release 13 versions back", () => p.up()));
     await p.destroy();
   } finally {
     p.cleanup();

@@ -1,7 +1,9 @@
 /**
  * Provider cold start: from the start of the dynamic-provider process (the one `pulumi-resource-
- * pulumi-nodejs` execs) to its first request to the service, during `pulumi preview` of a one-agent
- * stack (the first request is a catalogue read of the Agent's preview check).
+ * pulumi-nodejs` execs) to its first request to the service, on a one-agent stack: during
+ * `pulumi preview` of the agent to create (the first request is a catalogue read of its check; the
+ * provider reads its settings from the program process) and during `pulumi refresh` (no program
+ * runs: the provider runs `pulumi config --show-secrets`, then reads the agent).
  *
  *   npx ts-node --transpile-only bench/cold-start.ts [runs=5]
  *
@@ -14,7 +16,16 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import * as path from "node:path";
-import { fmt, median, project, requestLog, startEmulator, timed } from "./lib";
+import {
+  type Emulator,
+  fmt,
+  median,
+  type PulumiProject,
+  project,
+  requestLog,
+  startEmulator,
+  timed,
+} from "./lib";
 
 const RUNS = Number(process.argv[2] ?? 5);
 const TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
@@ -68,6 +79,35 @@ function watch(pattern: RegExp, cwd: string): { stop(): Seen[] } {
   };
 }
 
+interface Row {
+  total: number;
+  toConfig: number;
+  config: number;
+  afterConfig: number;
+  configs: number;
+}
+
+/** One command: dynamic-provider start -> first request, and the `pulumi config` child if any. */
+async function measure(emu: Emulator, p: PulumiProject, run: () => Promise<unknown>): Promise<Row> {
+  await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
+  const providers = watch(/cmd\/dynamic-provider/, p.dir);
+  const configs = watch(/^pulumi config --json --show-secrets/, p.dir);
+  await run();
+  const prov = providers.stop();
+  const conf = configs.stop().sort((a, b) => a.startMs - b.startMs);
+  const first = (await requestLog(emu)).find((r) => r.path.startsWith("/v1"));
+  const start = Math.min(...prov.map((x) => x.startMs));
+  const firstAt = Date.parse(first?.at ?? "");
+  const c = conf[0];
+  return {
+    total: firstAt - start,
+    toConfig: c ? c.startMs - start : Number.NaN,
+    config: c ? c.lastSeenMs - c.startMs : Number.NaN,
+    afterConfig: c ? firstAt - c.lastSeenMs : Number.NaN,
+    configs: conf.length,
+  };
+}
+
 async function main(): Promise<void> {
   const emu = await startEmulator({ port: 0, rateLimitPerMinute: 0 });
   const program = `
@@ -75,32 +115,28 @@ import * as va from "pulumi-voice-agent";
 new va.Agent("agent", { name: "Cold start", systemPrompt: "## Agent Purpose\\nHelp callers." });
 `;
   const p = await project(emu, program);
-  const rows: { total: number; toConfig: number; config: number; afterConfig: number; providers: number }[] =
-    [];
+  const previews: Row[] = [];
+  const refreshes: Row[] = [];
   try {
+    // `preview` of the agent to create: its check reads the catalogue first; the program runs, so
+    // the provider reads the settings from it.
     for (let i = 0; i < RUNS; i++) {
-      await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
-      const providers = watch(/cmd\/dynamic-provider/, p.dir);
-      const configs = watch(/^pulumi config --json --show-secrets/, p.dir);
-      await p.preview();
-      const prov = providers.stop();
-      const conf = configs.stop();
-      const first = (await requestLog(emu)).find((r) => r.path.startsWith("/v1"));
-      const start = Math.min(...prov.map((s) => s.startMs));
-      const firstAt = Date.parse(first?.at ?? "");
-      const c = conf.sort((a, b) => a.startMs - b.startMs)[0];
-      const row = {
-        total: firstAt - start,
-        toConfig: c ? c.startMs - start : Number.NaN,
-        config: c ? c.lastSeenMs - c.startMs : Number.NaN,
-        afterConfig: c ? firstAt - c.lastSeenMs : Number.NaN,
-        providers: prov.length,
-      };
-      rows.push(row);
+      const row = await measure(emu, p, () => p.preview());
+      previews.push(row);
       console.log(
-        `run ${i + 1}: provider start -> first request ${row.total.toFixed(0)} ms ` +
+        `preview ${i + 1}: provider start -> first request ${row.total.toFixed(0)} ms; ` +
+          `${row.configs} \`pulumi config\` child(ren)`,
+      );
+    }
+    // `refresh` runs no program: the provider runs `pulumi config`, then reads the agent.
+    await p.up();
+    for (let i = 0; i < RUNS; i++) {
+      const row = await measure(emu, p, () => p.pulumi(["refresh", "--yes", "--skip-preview"]));
+      refreshes.push(row);
+      console.log(
+        `refresh ${i + 1}: provider start -> first request ${row.total.toFixed(0)} ms ` +
           `(to \`pulumi config\` ${row.toConfig.toFixed(0)} ms, \`pulumi config\` ~${row.config.toFixed(0)} ms, ` +
-          `then ${row.afterConfig.toFixed(0)} ms); ${row.providers} dynamic-provider process(es)`,
+          `then ${row.afterConfig.toFixed(0)} ms)`,
       );
     }
   } finally {
@@ -146,21 +182,16 @@ new va.Agent("agent", { name: "Cold start", systemPrompt: "## Agent Purpose\\nHe
   } finally {
     q.cleanup();
   }
-  console.log(`\nProvider cold start, median of ${RUNS} \`pulumi preview\` runs of a one-agent stack\n`);
+  const med = (rows: Row[], k: keyof Row) => fmt(median(rows.map((r) => r[k])), 0);
+  console.log(`\nProvider cold start, median of ${RUNS} runs of each command on a one-agent stack\n`);
   console.log("| Measure | Median |");
   console.log("|---|---|");
-  console.log(
-    `| dynamic-provider process start -> first request | ${fmt(median(rows.map((r) => r.total)), 0)} ms |`,
-  );
-  console.log(
-    `| ... of which: start -> \`pulumi config\` child starts | ${fmt(median(rows.map((r) => r.toConfig)), 0)} ms |`,
-  );
-  console.log(
-    `| ... of which: \`pulumi config --show-secrets\` child | ${fmt(median(rows.map((r) => r.config)), 0)} ms |`,
-  );
-  console.log(
-    `| ... of which: after it -> first request | ${fmt(median(rows.map((r) => r.afterConfig)), 0)} ms |`,
-  );
+  console.log(`| \`preview\`: dynamic-provider start -> first request | ${med(previews, "total")} ms |`);
+  console.log(`| ... \`pulumi config\` children | ${med(previews, "configs")} |`);
+  console.log(`| \`refresh\`: dynamic-provider start -> first request | ${med(refreshes, "total")} ms |`);
+  console.log(`| ... of which: start -> \`pulumi config\` child starts | ${med(refreshes, "toConfig")} ms |`);
+  console.log(`| ... of which: \`pulumi config --show-secrets\` child | ${med(refreshes, "config")} ms |`);
+  console.log(`| ... of which: after it -> first request | ${med(refreshes, "afterConfig")} ms |`);
   console.log(`| apart: \`pulumi config --json --show-secrets\` alone | ${fmt(median(pulumiCfg), 0)} ms |`);
   console.log(
     `| apart: loading @pulumi/pulumi (any dynamic provider pays it) | ${fmt(median(sdkLoads), 0)} ms |`,

@@ -52,7 +52,10 @@ async function main(): Promise<void> {
       const c = countCalls(log.filter((r) => r.status !== 429));
       const tooMany = log.filter((r) => r.status === 429).length;
       const ok = run.value.code === 0;
-      const errors429 = (run.value.stdout + run.value.stderr).match(/rate_limited|429/g)?.length ?? 0;
+      // Status 429 or the reason code in an error, not "429" inside an id or a duration.
+      const errors429 =
+        (run.value.stdout + run.value.stderr).match(/rate_limited|\b429\b(?![.\d])|too many requests/gi)
+          ?.length ?? 0;
       const first = Date.parse(log[0]?.at ?? "");
       const last = Date.parse(log.at(-1)?.at ?? "");
       rows.push(
