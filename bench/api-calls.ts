@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers, release 10." }));
     rows.push(await measure(emu, "prompt change after 10 more releases", () => p.up()));
     p.setProgram(agentsProgram(N, "Calls", { prompt: "Help callers with their returns." }));
-    rows.push(await measure(emu, "revert to a release 13 versions back", () => p.up()));
+    rows.push(await measure(emu, "revert to a release 12 versions back", () => p.up()));
     await p.destroy();
   } finally {
     p.cleanup();
