@@ -122,6 +122,40 @@ function fieldChanges(step: PreviewStep): string {
 }
 
 /**
+ * The published version each AgentVersion step will put back, from what the stack recorded and
+ * without asking the service: the Agent's `knownVersions` (the versions this stack saw published,
+ * by content hash), plus the version the AgentVersion published last, which the Agent's update
+ * records. A revert of a change made through this stack is found this way; `findReusedVersions`
+ * asks the service instead (`--resolve`), which also finds versions published elsewhere.
+ */
+export function recordedReuse(preview: PreviewJson): Map<string, number> {
+  const found = new Map<string, number>();
+  const steps = preview.steps ?? [];
+  for (const step of steps) {
+    const inputs = step.newState?.inputs ?? {};
+    if (typeOf(step) !== "AgentVersion" || !["create", "replace"].includes(step.op)) continue;
+    if (inputs.pinnedVersion !== undefined || typeof inputs.agentId !== "string") continue;
+    const agentStep = steps.find(
+      (s) => typeOf(s) === "Agent" && s.op !== "delete" && s.oldState?.outputs?.agentId === inputs.agentId,
+    );
+    const old = agentStep?.oldState?.outputs;
+    const hash = agentStep?.newState?.inputs?.contentHash;
+    if (!old || typeof hash !== "string" || hash === UNKNOWN) continue;
+    const known: Record<string, number> = { ...(old.knownVersions ?? {}) };
+    const published = step.oldState?.outputs?.version;
+    if (
+      typeof published === "number" &&
+      published === old.draftVersion &&
+      typeof old.contentHash === "string"
+    )
+      known[old.contentHash] = published;
+    const version = known[hash];
+    if (typeof version === "number") found.set(step.urn, version);
+  }
+  return found;
+}
+
+/**
  * For each AgentVersion that will be created or replaced, the published version that already holds
  * the configuration its Agent declares (a revert), read from the service: AgentVersion URN →
  * version number. Agents whose new configuration is not fully known (secrets, values known only
@@ -165,7 +199,7 @@ export async function findReusedVersions(
 }
 
 /** What an AgentVersion step will do to the agent's versions, in words. */
-function versionPlan(step: PreviewStep, steps: PreviewStep[], reused?: number): string {
+function versionPlan(step: PreviewStep, steps: PreviewStep[], reused?: number, checked = false): string {
   const inputs = step.newState?.inputs ?? {};
   const old = step.oldState?.outputs ?? {};
   const agentStep = steps.find((s) => typeOf(s) === "Agent" && s.newState?.inputs && s.op !== "delete");
@@ -186,10 +220,17 @@ function versionPlan(step: PreviewStep, steps: PreviewStep[], reused?: number): 
     if (live && old.isLive === false) parts.push(`puts version ${old.version} back live`);
     return `In place: ${parts.join(", ") || "metadata only"}.\n`;
   }
-  if (reused !== undefined) {
+  if (reused !== undefined && checked) {
     return (
       `Published version **${reused}** already holds exactly this configuration: it is put back ` +
       `${live ? "live" : "in place"}${replacing} and nothing is published${live ? " (a rollback)" : ""}.\n`
+    );
+  }
+  if (reused !== undefined) {
+    return (
+      `A revert: this stack published version **${reused}** with this configuration, so it is put back ` +
+      `${live ? "live" : "in place"}${replacing} and nothing is published${live ? " (a rollback)" : ""}. ` +
+      "(`pulumi up` compares the whole configuration first; `--resolve` asks the service now.)\n"
     );
   }
   let next = "";
@@ -217,6 +258,9 @@ export function renderReport(
   preview: PreviewJson,
   opts: { title?: string; reused?: ReadonlyMap<string, number> } = {},
 ): string {
+  // Asked of the service (`--resolve`), else as the stack recorded it.
+  const checked = opts.reused !== undefined;
+  const reused = opts.reused ?? recordedReuse(preview);
   const steps = (preview.steps ?? []).filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
   const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
   const title = opts.title ?? "Voice agents: preview";
@@ -238,7 +282,7 @@ export function renderReport(
     const reasons = s.replaceReasons?.length
       ? ` (because of ${s.replaceReasons.map((r) => `\`${r}\``).join(", ")})`
       : "";
-    const plan = type === "AgentVersion" ? versionPlan(s, steps, opts.reused?.get(s.urn)) : "";
+    const plan = type === "AgentVersion" ? versionPlan(s, steps, reused.get(s.urn), checked) : "";
     return `#### ${sign} ${type} \`${nameOf(s.urn)}\`: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}`;
   });
   const others = steps.filter((s) => !ours.includes(s));

@@ -46,6 +46,20 @@ describe("voice-agent-diff report", () => {
     expect(md).toMatch(/^-Ask about dietary needs\.$/m);
   });
 
+  test("a revert names the version the stack recorded, without asking the service", () => {
+    const md = renderReport(fixture("rollback-revert"));
+    expect(md).toContain(
+      "A revert: this stack published version **0** with this configuration, so it is put back live",
+    );
+    expect(md).toContain("(a rollback)");
+  });
+
+  test("a new configuration is not mistaken for a revert", () => {
+    const md = renderReport(fixture("support-agent-prompt-change"));
+    expect(md).not.toContain("A revert");
+    expect(md).toContain("Publishes the agent's draft as version **1**");
+  });
+
   test("an in-place update of the version: a label", () => {
     const md = renderReport(fixture("rollback-label"));
     expect(md).toContain("#### ~ AgentVersion `reservations-live`: update");
