@@ -13,9 +13,11 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { homedir } from "node:os";
@@ -73,6 +75,13 @@ export function installedPackageDir(): string {
     const bytes = readFileSync(path.join(packDir, tarball));
     const dir = path.join(base, `installed-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}`);
     if (existsSync(dir)) return dir;
+    // Installs of earlier builds (about 120 MB each), unless one may still be in use.
+    for (const name of readdirSync(base)) {
+      const old = path.join(base, name);
+      if (name.startsWith("installed-") && Date.now() - statSync(old).mtimeMs > 3_600_000) {
+        rmSync(old, { recursive: true, force: true });
+      }
+    }
     const building = `${dir}.${process.pid}`;
     mkdirSync(building, { recursive: true });
     cpSync(path.join(packDir, tarball), path.join(building, "pulumi-voice-agent.tgz"));
