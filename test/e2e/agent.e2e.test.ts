@@ -238,6 +238,47 @@ describe("Agent and AgentVersion through the real engine", () => {
     }
   }, 300_000);
 
+  test("two workspaces from one program: each provider reads its own namespace's settings", async () => {
+    const two = await startEmulator({
+      port: 0,
+      workspaces: [
+        { name: "india", key: "va_test_india" },
+        { name: "europe", key: "va_test_europe" },
+      ],
+    });
+    const p = await PulumiProject.create({
+      program: `
+import * as va from "pulumi-voice-agent";
+const eu = new va.Provider("eu", { namespace: "voice-agent-eu" });
+const india = new va.Agent("india", { name: "India desk", systemPrompt: "## Agent Purpose\\nHelp." });
+const europe = new va.Agent("europe", { name: "Europe desk", systemPrompt: "## Agent Purpose\\nHelp." }, { provider: eu });
+export const ids = { india: india.agentId, europe: europe.agentId };
+`,
+      config: { "voice-agent:baseUrl": two.url, "voice-agent-eu:baseUrl": two.url },
+      secrets: { "voice-agent:apiKey": "va_test_india", "voice-agent-eu:apiKey": "va_test_europe" },
+    });
+    const read = (id: string, key: string) =>
+      fetch(`${two.url}/v1/agents/${id}`, { headers: { authorization: `Bearer ${key}` } });
+    try {
+      // During `up` both providers read their settings from the program, not from `pulumi config`.
+      await p.pulumi(["up", "--yes", "--skip-preview"], {
+        env: { VOICE_AGENT_PULUMI_BIN: "/nonexistent/pulumi" },
+      });
+      const { ids } = await p.outputs();
+      expect((await read(ids.india, "va_test_india")).status).toBe(200);
+      expect((await read(ids.india, "va_test_europe")).status).toBe(404);
+      expect((await read(ids.europe, "va_test_europe")).status).toBe(200);
+      expect((await read(ids.europe, "va_test_india")).status).toBe(404);
+      // `preview` (settings from the program) and `refresh` (from `pulumi config`) see no change.
+      await p.preview({ expectNoChanges: true });
+      await p.refresh({ expectNoChanges: true });
+      await p.destroy();
+    } finally {
+      p.cleanup();
+      await two.close();
+    }
+  }, 300_000);
+
   test("a model retired after publishing: a warning for the live version, an error once the agent changes", async () => {
     const p = await PulumiProject.create({
       program: `
