@@ -122,35 +122,49 @@ function fieldChanges(step: PreviewStep): string {
 }
 
 /**
+ * What the stack recorded about an AgentVersion step's agent: the Agent's `knownVersions` (the
+ * versions this stack saw published, by content hash), plus the version the AgentVersion published
+ * last, which the Agent's update records; the hash the Agent will have; and whether the state has
+ * such a record at all (states written before `knownVersions` do not).
+ */
+function recordOf(step: PreviewStep, steps: PreviewStep[]) {
+  const inputs = step.newState?.inputs ?? {};
+  if (typeOf(step) !== "AgentVersion" || !["create", "replace"].includes(step.op)) return undefined;
+  if (inputs.pinnedVersion !== undefined || typeof inputs.agentId !== "string" || inputs.agentId === UNKNOWN)
+    return undefined;
+  const agentStep = steps.find(
+    (s) =>
+      typeOf(s) === "Agent" &&
+      s.op !== "delete" &&
+      (s.oldState?.outputs?.agentId === inputs.agentId || (s as any).oldState?.id === inputs.agentId),
+  );
+  if (!agentStep?.newState?.inputs) return undefined;
+  const old = agentStep.oldState?.outputs ?? {};
+  const known: Record<string, number> = { ...(old.knownVersions ?? {}) };
+  const published = step.oldState?.outputs?.version;
+  if (typeof published === "number" && published === old.draftVersion && typeof old.contentHash === "string")
+    known[old.contentHash] = published;
+  const hash = agentStep.newState.inputs.contentHash;
+  return {
+    agentId: inputs.agentId as string,
+    agentInputs: agentStep.newState.inputs as Record<string, any>,
+    recorded: typeof hash === "string" ? known[hash] : undefined,
+    // Versions above this one were published outside the stack's sight; -1 when nothing is recorded.
+    knownUpTo: old.knownVersions ? Math.max(-1, ...Object.values(known)) : -1,
+  };
+}
+
+/**
  * The published version each AgentVersion step will put back, from what the stack recorded and
- * without asking the service: the Agent's `knownVersions` (the versions this stack saw published,
- * by content hash), plus the version the AgentVersion published last, which the Agent's update
- * records. A revert of a change made through this stack is found this way; `findReusedVersions`
- * asks the service instead (`--resolve`), which also finds versions published elsewhere.
+ * without asking the service. A revert of a change made through this stack is found this way;
+ * `findReusedVersions` asks the service (`--resolve`), which also finds versions published elsewhere.
  */
 export function recordedReuse(preview: PreviewJson): Map<string, number> {
   const found = new Map<string, number>();
   const steps = preview.steps ?? [];
   for (const step of steps) {
-    const inputs = step.newState?.inputs ?? {};
-    if (typeOf(step) !== "AgentVersion" || !["create", "replace"].includes(step.op)) continue;
-    if (inputs.pinnedVersion !== undefined || typeof inputs.agentId !== "string") continue;
-    const agentStep = steps.find(
-      (s) => typeOf(s) === "Agent" && s.op !== "delete" && s.oldState?.outputs?.agentId === inputs.agentId,
-    );
-    const old = agentStep?.oldState?.outputs;
-    const hash = agentStep?.newState?.inputs?.contentHash;
-    if (!old || typeof hash !== "string" || hash === UNKNOWN) continue;
-    const known: Record<string, number> = { ...(old.knownVersions ?? {}) };
-    const published = step.oldState?.outputs?.version;
-    if (
-      typeof published === "number" &&
-      published === old.draftVersion &&
-      typeof old.contentHash === "string"
-    )
-      known[old.contentHash] = published;
-    const version = known[hash];
-    if (typeof version === "number") found.set(step.urn, version);
+    const recorded = recordOf(step, steps)?.recorded;
+    if (recorded !== undefined) found.set(step.urn, recorded);
   }
   return found;
 }
@@ -158,8 +172,10 @@ export function recordedReuse(preview: PreviewJson): Map<string, number> {
 /**
  * For each AgentVersion that will be created or replaced, the published version that already holds
  * the configuration its Agent declares (a revert), read from the service: AgentVersion URN →
- * version number. Agents whose new configuration is not fully known (secrets, values known only
- * after apply) are skipped.
+ * version number. As the provider does, it reads the version the stack recorded for the new
+ * configuration, then the published versions newer than the newest recorded one (all of them when
+ * the state has no record), newest first. Agents whose new configuration is not fully known
+ * (secrets, values known only after apply) are skipped.
  */
 export async function findReusedVersions(
   preview: PreviewJson,
@@ -168,28 +184,19 @@ export async function findReusedVersions(
   const found = new Map<string, number>();
   const steps = preview.steps ?? [];
   for (const step of steps) {
-    const inputs = step.newState?.inputs ?? {};
-    if (typeOf(step) !== "AgentVersion" || !["create", "replace"].includes(step.op)) continue;
-    if (
-      inputs.pinnedVersion !== undefined ||
-      typeof inputs.agentId !== "string" ||
-      inputs.agentId === UNKNOWN
-    )
-      continue;
-    const agentStep = steps.find(
-      (s) =>
-        typeOf(s) === "Agent" &&
-        (s.oldState?.outputs?.agentId === inputs.agentId || (s as any).oldState?.id === inputs.agentId),
-    );
-    const text = JSON.stringify(agentStep?.newState?.inputs ?? null);
-    if (!agentStep?.newState?.inputs || text.includes(UNKNOWN) || text.includes('"[secret]"')) continue;
-    const declared = declaredConfig(agentStep.newState.inputs);
-    const published: number[] = [];
-    for await (const row of client.listVersions(inputs.agentId))
-      if (row.is_published) published.push(row.version);
-    for (const version of published.sort((a, b) => b - a)) {
-      const detail = await client.getAgent(inputs.agentId, { version });
-      if (deepEqual(observedConfig(detail, declared), declared)) {
+    const record = recordOf(step, steps);
+    if (!record) continue;
+    const text = JSON.stringify(record.agentInputs);
+    if (text.includes(UNKNOWN) || text.includes('"[secret]"')) continue;
+    const declared = declaredConfig(record.agentInputs);
+    const candidates = record.recorded !== undefined ? [record.recorded] : [];
+    for await (const row of client.listVersions(record.agentId)) {
+      if (row.version <= record.knownUpTo) break; // newest first: the rest is recorded
+      if (row.is_published && !candidates.includes(row.version)) candidates.push(row.version);
+    }
+    for (const version of candidates) {
+      const detail = await client.getAgent(record.agentId, { version });
+      if (detail.is_published && deepEqual(observedConfig(detail, declared), declared)) {
         found.set(step.urn, version);
         break;
       }

@@ -6,7 +6,10 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, test } from "vitest";
-import { type PreviewJson, renderReport } from "../../src/gitops/report";
+import type { VoiceAgentClient } from "../../src/client";
+import { findReusedVersions, type PreviewJson, renderReport } from "../../src/gitops/report";
+import { toWire } from "../../src/provider/normalize";
+import { declaredConfig } from "../../src/resources/agent";
 import { REPO_ROOT } from "../support/pulumi";
 
 const fixture = (name: string): PreviewJson =>
@@ -52,6 +55,36 @@ describe("voice-agent-diff report", () => {
       "A revert: this stack published version **0** with this configuration, so it is put back live",
     );
     expect(md).toContain("(a rollback)");
+  });
+
+  test("--resolve reads the recorded version and the versions published since, not the whole history", async () => {
+    const preview = fixture("rollback-revert");
+    const step = preview.steps!.find((s) => s.urn.endsWith("::reservations-live"))!;
+    const agentInputs = preview.steps!.find((s) => s.urn.endsWith("::reservations"))!.newState!.inputs!;
+    /** A service holding versions 0..9 (2..9 published in the dashboard) and the open draft 10. */
+    const service = (holding: number) => {
+      const reads: number[] = [];
+      const client = {
+        async *listVersions() {
+          for (let v = 10; v >= 0; v--) yield { version: v, is_published: v < 10 };
+        },
+        async getAgent(_id: string, { version }: { version: number }) {
+          reads.push(version);
+          const config = version === holding ? agentInputs : { ...agentInputs, systemPrompt: `v${version}` };
+          return { ...(toWire(declaredConfig(config)) as object), version, is_published: true };
+        },
+      };
+      return { reads, client: client as unknown as VoiceAgentClient };
+    };
+    // The stack recorded version 0 for this configuration: one read.
+    let s0 = service(0);
+    expect((await findReusedVersions(preview, s0.client)).get(step.urn)).toBe(0);
+    expect(s0.reads).toEqual([0]);
+    // Had version 0 not held it (a stale record), version 5 (published in the dashboard) is found:
+    // after the recorded one, the versions above the newest recorded (1), newest first; never 1.
+    s0 = service(5);
+    expect((await findReusedVersions(preview, s0.client)).get(step.urn)).toBe(5);
+    expect(s0.reads).toEqual([0, 9, 8, 7, 6, 5]);
   });
 
   test("a new configuration is not mistaken for a revert", () => {
