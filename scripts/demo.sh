@@ -42,9 +42,12 @@ VOICE_AGENT_BASE_URL="$url" VOICE_AGENT_API_KEY=va_test_local node dist/gitops/c
 echo "==> merged: pulumi up publishes version 1 and puts it live"
 pulumi up --yes --non-interactive --suppress-outputs | tail -n 4
 
-echo "==> reverted: pulumi up puts version 0 back live (nothing published)"
+echo "==> the change is reverted: the report names the version that comes back (from the preview alone)"
 pulumi config rm demo:exchanges
 pulumi config rm demo:release
+pulumi preview --json --non-interactive >"$state/revert.json"
+node dist/gitops/cli.js "$state/revert.json" | grep -A2 '^#### .* AgentVersion' | grep -v '^$'
+echo "==> merged: pulumi up puts version 0 back live (nothing published)"
 pulumi up --yes --non-interactive --suppress-outputs | tail -n 4
 pulumi preview --expect-no-changes --non-interactive >/dev/null && echo "no changes: the service matches the program"
 
