@@ -7,6 +7,7 @@ import { createPatch } from "diff";
 import type { VoiceAgentClient } from "../client";
 import { deepEqual } from "../provider/normalize";
 import { declaredConfig, observedConfig } from "../resources/agent";
+import { reuseCandidates } from "../resources/agentVersion";
 
 /** The parts of a `pulumi preview --json` document the report reads. */
 export interface PreviewJson {
@@ -189,11 +190,7 @@ export async function findReusedVersions(
     const text = JSON.stringify(record.agentInputs);
     if (text.includes(UNKNOWN) || text.includes('"[secret]"')) continue;
     const declared = declaredConfig(record.agentInputs);
-    const candidates = record.recorded !== undefined ? [record.recorded] : [];
-    for await (const row of client.listVersions(record.agentId)) {
-      if (row.version <= record.knownUpTo) break; // newest first: the rest is recorded
-      if (row.is_published && !candidates.includes(row.version)) candidates.push(row.version);
-    }
+    const candidates = await reuseCandidates(client, record.agentId, record.recorded, record.knownUpTo);
     for (const version of candidates) {
       const detail = await client.getAgent(record.agentId, { version });
       if (detail.is_published && deepEqual(observedConfig(detail, declared), declared)) {

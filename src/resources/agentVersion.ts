@@ -145,7 +145,7 @@ async function publishOrReuse(
   const draft = await c.getAgent(inputs.agentId, { version: inputs.draftVersion });
   if (draft.is_published) return { detail: draft, origin: "reused" };
   const wanted = configurationText(draft);
-  for (const version of await reuseCandidates(c, inputs, draft)) {
+  for (const version of await draftCandidates(c, inputs, draft)) {
     const candidate = await c.getAgent(inputs.agentId, { version });
     if (candidate.is_published && configurationText(candidate) === wanted) {
       return { detail: candidate, origin: "reused" };
@@ -180,14 +180,30 @@ async function publishOrReuse(
  * and is the latest, so a change in steady state reads nothing more. A stack without a record
  * (created by an older release) compares every published version once.
  */
-async function reuseCandidates(c: VoiceAgentClient, inputs: any, draft: AgentDetailT): Promise<number[]> {
-  const out: number[] = typeof inputs.knownVersion === "number" ? [inputs.knownVersion] : [];
+async function draftCandidates(c: VoiceAgentClient, inputs: any, draft: AgentDetailT): Promise<number[]> {
+  const recorded = typeof inputs.knownVersion === "number" ? inputs.knownVersion : undefined;
   const upTo: number = typeof inputs.knownUpTo === "number" ? inputs.knownUpTo : -1;
-  if (draft.version === upTo + 1 && draft.latest_version === draft.version) return out;
-  for await (const row of c.listVersions(inputs.agentId)) {
-    if (row.version <= upTo) break; // newest first: the rest is known
-    if (row.is_published && row.version !== draft.version && !out.includes(row.version))
-      out.push(row.version);
+  if (draft.version === upTo + 1 && draft.latest_version === draft.version) {
+    return recorded === undefined ? [] : [recorded];
+  }
+  return reuseCandidates(c, inputs.agentId, recorded, upTo, draft.version);
+}
+
+/**
+ * `recorded` (when set), then the published versions of the agent above `knownUpTo`, newest first,
+ * without `exclude`: where to look for a version to reuse. Also used by `voice-agent-diff --resolve`.
+ */
+export async function reuseCandidates(
+  c: VoiceAgentClient,
+  agentId: string,
+  recorded: number | undefined,
+  knownUpTo: number,
+  exclude?: number,
+): Promise<number[]> {
+  const out = recorded === undefined ? [] : [recorded];
+  for await (const row of c.listVersions(agentId)) {
+    if (row.version <= knownUpTo) break; // newest first: the rest is known
+    if (row.is_published && row.version !== exclude && !out.includes(row.version)) out.push(row.version);
   }
   return out;
 }
