@@ -10,10 +10,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { DEFAULT_API_KEY, type LogEntry, startEmulator } from "../src/emulator";
+import { agentsProgram } from "../test/reliability/support";
 import { PulumiProject } from "../test/support/pulumi";
 
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
-export { DEFAULT_API_KEY, PulumiProject, startEmulator };
+export { agentsProgram, DEFAULT_API_KEY, PulumiProject, startEmulator };
 
 /** A scratch folder for emulator databases. */
 export function scratchDir(): string {
@@ -42,34 +43,6 @@ export function project(emu: Emulator, program: string, pace?: number): Promise<
     },
     secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
   });
-}
-
-/** `count` agents (`<prefix> i`), each with an AgentVersion going live unless `versions` is false. */
-export function agentsProgram(
-  count: number,
-  prefix: string,
-  opts: { versions?: boolean; prompt?: string; label?: string } = {},
-): string {
-  const prompt = opts.prompt ?? "Help callers with their orders.";
-  const version =
-    opts.versions === false
-      ? ""
-      : `new va.AgentVersion("agent-" + i + "-live", { agent${opts.label ? `, label: ${JSON.stringify(opts.label)}` : ""} });`;
-  return `
-import * as va from "pulumi-voice-agent";
-const ids: any[] = [];
-for (let i = 0; i < ${count}; i++) {
-  const agent = new va.Agent("agent-" + i, {
-    name: "${prefix} " + i,
-    systemPrompt: "## Agent Purpose\\n${prompt} (agent " + i + ")",
-    language: { default: "en-IN", additional: ["hi-IN"] },
-    model: { model: "gpt-4o-mini", temperature: 0.2 },
-  });
-  ${version}
-  ids.push(agent.agentId);
-}
-export const agentIds = ids;
-`;
 }
 
 /** Runs `fn` and returns its wall time in seconds with its result. */

@@ -113,7 +113,8 @@ export function newProject(
 
 /**
  * A program of `count` agents named `<prefix> <i>`, each with an AgentVersion going live (unless
- * `versions` is false). `prompt(i)` gives each agent's system prompt.
+ * `versions` is false); each agent's prompt is `prompt` followed by its number. The benchmarks use
+ * it too (bench/lib.ts).
  */
 export function agentsProgram(
   count: number,
