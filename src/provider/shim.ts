@@ -17,7 +17,7 @@ export type ResourceKind = "agent" | "agentVersion" | "widget" | "knowledgeBase"
 /**
  * The serializable dynamic provider for `kind`: the exports of the module `./kinds/<kind>`, one
  * object per kind. Pulumi serializes a module's exports that it finds in `node_modules` as a
- * `require("pulumi-voice-agent/provider/<kind>")` of about 300 bytes (it caches the text by object
+ * `require("pulumi-voice-agent/provider/<kind>")` of about 200 bytes (it caches the text by object
  * identity, so it does so once per kind, not per resource). Outside `node_modules` (this
  * repository's own programs, a linked checkout) it serializes the object by value, about 2.4 KB.
  * Each resource's state holds the text twice, and the engine rewrites the whole state after every
