@@ -12,7 +12,7 @@ import { execFile } from "node:child_process";
 import type * as pulumi from "@pulumi/pulumi";
 import type { VoiceAgentClient } from "../client";
 import { fetchSettings } from "./handoff";
-import { clientModule } from "./lazy";
+import type { ProviderContext } from "./resource";
 
 /** Provider inputs: what the program tells the provider process about where to read settings. */
 export const SETTINGS = { stack: "voice-agent:stack", namespace: "voice-agent:namespace" } as const;
@@ -38,7 +38,7 @@ export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<v
  * runs alongside whatever the caller does next. A command that calls the service only for changed
  * resources (a no-op `preview` or `up` calls nothing) never reads it.
  */
-export function warmUp(): void {
+function warmUp(): void {
   if (!cachedClient) stackConfig ??= readStackConfig(settings.stack, settings.namespace);
 }
 
@@ -81,28 +81,33 @@ function runPulumiConfig(stack: string): Promise<Record<string, string>> {
 }
 
 /** The client for this provider process, built on first use from the stack config and environment. */
-export async function client(): Promise<VoiceAgentClient> {
+async function client(): Promise<VoiceAgentClient> {
   if (cachedClient) return cachedClient;
   stackConfig ??= readStackConfig(settings.stack, settings.namespace);
   const values = await stackConfig;
   const ns = settings.namespace;
   const source = { get: (key: string) => values[key.replace(/^voice-agent:/, `${ns}:`)] };
   const env = ns === "voice-agent" ? process.env : {};
+  const { ClientConfigError, VoiceAgentClient, configFromPulumi } = await import("../client");
   try {
-    cachedClient = new clientModule.VoiceAgentClient(clientModule.configFromPulumi(source, env));
+    cachedClient = new VoiceAgentClient(configFromPulumi(source, env));
   } catch (err) {
     // Name the keys of this provider's namespace, not the default one.
     if (ns === "voice-agent" || !(err instanceof Error)) throw err;
-    throw new Error(
+    throw new ClientConfigError(
       err.message
         .replaceAll("voice-agent:", `${ns}:`)
         .replace(/ or the VOICE_AGENT_\w+ environment variable/, ""),
+      { cause: err },
     );
   }
   return cachedClient;
 }
 
-/** For tests and lookups in the program process: use this client instead of reading config. */
-export function useClient(c: VoiceAgentClient | undefined): void {
-  cachedClient = c;
+/** The provider process's context: the client built from the stack's settings. */
+export const providerContext: ProviderContext = { client, warmUp };
+
+/** A context on a given client: for tests, and for tools that call the handlers directly. */
+export function contextFor(c: VoiceAgentClient): ProviderContext {
+  return { client: async () => c, warmUp: () => undefined };
 }

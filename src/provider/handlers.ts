@@ -1,29 +1,36 @@
 /**
  * Entry point of the provider process: the serialized provider (`shim.ts`) requires this module and
- * calls `configure` once, then `handler(kind)` for every operation. Resource modules are loaded on
- * first use, so a process serving only agents never loads the widget code.
+ * calls `configure` once, then `handler(kind)` for every operation. Each resource's handler is made
+ * once per process, bound to the process's provider context, when first used.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type { ResourceKind } from "./shim";
+import { configure, providerContext } from "./context";
+import { RESOURCES, type ResourceKind } from "./registry";
+import type { ResourceHandler } from "./resource";
 
-export { configure } from "./context";
+export { configure };
 
-/** What each resource module exports for the provider process. */
-export type ResourceHandler = Required<Omit<pulumi.dynamic.ResourceProvider, "configure" | "read">> & {
-  read(id: string, props: any): Promise<pulumi.dynamic.ReadResult>;
-};
+const loaded = new Map<ResourceKind, Promise<ResourceHandler>>();
 
-export function handler(kind: ResourceKind): ResourceHandler {
-  switch (kind) {
-    case "agent":
-      return require("../resources/agent").agentHandler;
-    case "agentVersion":
-      return require("../resources/agentVersion").agentVersionHandler;
-    case "widget":
-      return require("../resources/widget").widgetHandler;
-    case "knowledgeBase":
-      return require("../resources/knowledgeBase").knowledgeBaseHandler;
-    case "analysisGroup":
-      return require("../resources/analysisGroup").analysisGroupHandler;
+function load(kind: ResourceKind): Promise<ResourceHandler> {
+  let h = loaded.get(kind);
+  if (!h) {
+    h = RESOURCES[kind]().then((factory) => factory(providerContext));
+    loaded.set(kind, h);
   }
+  return h;
+}
+
+/**
+ * The handler of `kind` in this process. Synchronous, with methods that wait for the resource's
+ * module: provider objects serialized into existing states call it this way.
+ */
+export function handler(kind: ResourceKind): ResourceHandler {
+  return {
+    check: (olds, news) => load(kind).then((h) => h.check(olds, news)),
+    diff: (id, olds, news) => load(kind).then((h) => h.diff(id, olds, news)),
+    create: (inputs) => load(kind).then((h) => h.create(inputs)),
+    read: (id, props) => load(kind).then((h) => h.read(id, props)),
+    update: (id, olds, news) => load(kind).then((h) => h.update(id, olds, news)),
+    delete: (id, props) => load(kind).then((h) => h.delete(id, props)),
+  };
 }

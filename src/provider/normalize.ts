@@ -7,18 +7,15 @@
 import { createHash } from "node:crypto";
 import { compare } from "fast-json-patch";
 
-/** The value Pulumi's dynamic-provider runtime substitutes for values not known during preview. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+export { containsUnknown, UNKNOWN } from "./unknowns";
 
-/** True when `value` is, or contains, a value unknown during preview. */
-export function containsUnknown(value: unknown): boolean {
-  if (value === UNKNOWN) return true;
-  if (Array.isArray(value)) return value.some(containsUnknown);
-  if (isPlainObject(value)) return Object.values(value).some(containsUnknown);
-  return false;
-}
+/** A JSON value: what the inputs, the state and the wire carry. */
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+/** A JSON object. */
+export type JsonObject = { [key: string]: Json };
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** True for a plain object (not an array, not null). */
+export function isPlainObject(value: unknown): value is Record<string, Json> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -117,36 +114,30 @@ export function dropUndefined<T>(value: T): T {
   return JSON.parse(JSON.stringify(value ?? null)) as T;
 }
 
-/** Phone numbers in E.164: digits with a leading plus, spaces, dashes, dots and brackets removed. */
-export function e164(number: string): string {
-  const digits = number.replace(/[\s().-]/g, "");
-  return digits.startsWith("+") ? digits : `+${digits}`;
-}
-
 /**
  * The JSON merge-patch (RFC 7386) that turns `from` into `to`: changed fields with their new value,
  * removed fields as `null`, nested objects patched field by field, lists replaced whole. The changed
  * paths come from fast-json-patch's `compare`; a change inside a list sends the whole list.
  */
-export function mergePatch(from: Record<string, unknown>, to: Record<string, unknown>): Record<string, any> {
-  const patch: Record<string, any> = {};
+export function mergePatch(from: JsonObject, to: JsonObject): JsonObject {
+  const patch: JsonObject = {};
   for (const op of compare(from, to)) {
     const segments = op.path
       .split("/")
       .slice(1)
       .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-    let source: any = to;
-    let target: any = patch;
+    let source: JsonObject = to;
+    let target: JsonObject = patch;
     for (let i = 0; i < segments.length; i++) {
       const key = segments[i] as string;
-      const value = source?.[key];
+      const value = source[key];
       const last = i === segments.length - 1;
-      if (last || Array.isArray(value) || !isPlainObject(value)) {
+      if (last || !isPlainObject(value)) {
         target[key] = value === undefined ? null : structuredClone(value);
         break;
       }
-      if (!isPlainObject(target[key])) target[key] = {};
-      target = target[key];
+      const next = target[key];
+      target = isPlainObject(next) ? next : (target[key] = {});
       source = value;
     }
   }

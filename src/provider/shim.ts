@@ -11,8 +11,9 @@
 import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 
-/** The kinds of resource this package implements. */
-export type ResourceKind = "agent" | "agentVersion" | "widget" | "knowledgeBase" | "analysisGroup";
+import type { ResourceKind } from "./registry";
+
+export type { ResourceKind };
 
 /**
  * The serializable dynamic provider for `kind`: the exports of the module `./kinds/<kind>`, one
