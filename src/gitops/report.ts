@@ -6,7 +6,7 @@
 import { createPatch } from "diff";
 import type { VoiceAgentClient } from "../client";
 import { deepEqual } from "../provider/normalize";
-import { declaredConfig, observedConfig } from "../resources/agent";
+import { declaredConfig, observedConfig } from "../resources/agent/projection";
 import { reuseCandidates } from "../resources/agentVersion";
 
 /** The parts of a `pulumi preview --json` document the report reads. */

@@ -88,9 +88,11 @@ async function client(): Promise<VoiceAgentClient> {
   const ns = settings.namespace;
   const source = { get: (key: string) => values[key.replace(/^voice-agent:/, `${ns}:`)] };
   const env = ns === "voice-agent" ? process.env : {};
-  const { ClientConfigError, VoiceAgentClient, configFromPulumi } = await import("../client");
+  const { ClientConfigError, VoiceAgentClient, configFromPulumi } = await clientModule();
   try {
-    cachedClient = new VoiceAgentClient(configFromPulumi(source, env));
+    const built = new VoiceAgentClient(configFromPulumi(source, env));
+    cachedClient = built;
+    return built;
   } catch (err) {
     // Name the keys of this provider's namespace, not the default one.
     if (ns === "voice-agent" || !(err instanceof Error)) throw err;
@@ -101,7 +103,17 @@ async function client(): Promise<VoiceAgentClient> {
       { cause: err },
     );
   }
-  return cachedClient;
+}
+
+let loadedClient: Promise<typeof import("../client")> | undefined;
+
+/**
+ * The client module (undici), loaded on first use: a program loads this file (for the provider's
+ * settings) but never builds a client, so it never pays for loading one.
+ */
+export function clientModule(): Promise<typeof import("../client")> {
+  loadedClient ??= import("../client/index.js");
+  return loadedClient;
 }
 
 /** The provider process's context: the client built from the stack's settings. */

@@ -1,5 +1,5 @@
 /** What the resources do when the service no longer has an object. */
-import { clientModule } from "./lazy";
+import { ApiError } from "../client";
 
 /**
  * The value of `request`, or `undefined` when the service answers 404: the object is gone (deleted
@@ -9,7 +9,7 @@ export async function unlessGone<T>(request: Promise<T>): Promise<T | undefined>
   try {
     return await request;
   } catch (err) {
-    if (err instanceof clientModule.ApiError && err.status === 404) return undefined;
+    if (err instanceof ApiError && err.status === 404) return undefined;
     throw err;
   }
 }

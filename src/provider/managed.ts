@@ -10,6 +10,7 @@
  * - `opaque`: user data compared whole; its keys keep their spelling and a key the program drops
  *   must go (a map of variables);
  * - `canonical`: one spelling for values the service treats as equal (colour case, E.164).
+ * The items of a list are at the list's path followed by `[]` (`variables[]`).
  * Everything else is projected: only the keys the program sets are compared, so server defaults
  * and fields the program leaves alone never cause a change.
  */
@@ -46,7 +47,7 @@ function normalizeAt(value: Json, path: string, table: FieldTable): Json {
   if (rule && "opaque" in rule) return value;
   let v = value;
   if (Array.isArray(v)) {
-    v = v.map((item) => normalizeAt(item, path, table));
+    v = v.map((item) => normalizeAt(item, `${path}[]`, table));
     if (rule && "set" in rule) v = [...new Set(v.map((x) => JSON.stringify(x)))].sort().map((s) => JSON.parse(s));
     if (rule && "keyedBy" in rule) {
       const key = rule.keyedBy;

@@ -25,17 +25,15 @@ export function isE164(value: string): boolean {
 }
 
 /**
- * Reads a phone number written with spaces, dashes, dots or parentheses (optionally without the
- * leading `+`) and returns it in E.164, or null when it cannot be one.
+ * Reads a phone number written with spaces, dashes, dots or parentheses, its country code after a
+ * `+` or the international prefix `00`, and returns it in E.164, or null when it cannot be one.
+ * Digits without a country code (`9800000001`) are not one: a `+` is never added to them, since
+ * that would invent a country code (here 98).
  */
 export function normalizeE164(value: string): string | null {
   const compact = value.trim().replace(/[\s\-.()]/g, "");
-  const withPlus = compact.startsWith("+")
-    ? compact
-    : compact.startsWith("00")
-      ? `+${compact.slice(2)}`
-      : `+${compact}`;
-  return isE164(withPlus) ? withPlus : null;
+  const withPlus = compact.startsWith("+") ? compact : compact.startsWith("00") ? `+${compact.slice(2)}` : null;
+  return withPlus !== null && isE164(withPlus) ? withPlus : null;
 }
 
 let zoneSet: Set<string> | undefined;

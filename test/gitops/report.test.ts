@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
 import { findReusedVersions, type PreviewJson, renderReport } from "../../src/gitops/report";
 import { toWire } from "../../src/provider/normalize";
-import { declaredConfig } from "../../src/resources/agent";
+import { declaredConfig } from "../../src/resources/agent/projection";
 import { REPO_ROOT } from "../support/pulumi";
 
 const fixture = (name: string): PreviewJson =>

@@ -6,9 +6,11 @@ import { beforeEach, describe, expect, test } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
 import type { startEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
-import { agentHandler } from "../../src/resources/agent";
+import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionHandler } from "../../src/resources/agentVersion";
-import { checkAndCreate, emulatorForFile } from "./support";
+import { checkAndCreate, emulatorForFile, testContext } from "./support";
+
+const agentHandler = agentProvider(testContext);
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;

@@ -2,11 +2,24 @@
  * What the provider-level tests share: an emulator on a random port for the file, a client on it
  * injected as the provider's client, and the engine's check-then-create sequence.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, expect } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { useClient } from "../../src/provider/context";
+import type { ProviderContext, ResourceHandler } from "../../src/provider/resource";
+
+let current: VoiceAgentClient | undefined;
+
+/**
+ * The provider context the tests hand the handlers: the client on the file's emulator (set by
+ * {@link emulatorForFile} before the tests run).
+ */
+export const testContext: ProviderContext = {
+  client: async () => {
+    if (!current) throw new Error("no emulator client: call emulatorForFile in this test file");
+    return current;
+  },
+  warmUp: () => undefined,
+};
 
 /**
  * Starts an emulator before the file's tests (stopped after them) and makes a client on it the
@@ -20,20 +33,20 @@ export function emulatorForFile(
   beforeAll(async () => {
     emu = await startEmulator({ port: 0, ...options });
     const client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
-    useClient(client);
+    current = client;
     ready(emu, client);
   });
   afterAll(async () => {
-    useClient(undefined);
+    current = undefined;
     await emu?.close();
   });
 }
 
 /** `check` then `create`, as the engine does on the first `up`; the check must pass. */
-export async function checkAndCreate(h: pulumi.dynamic.ResourceProvider, inputs: Record<string, any>) {
-  const checked = await h.check!({}, inputs);
+export async function checkAndCreate(h: ResourceHandler, inputs: Record<string, any>) {
+  const checked = await h.check({}, inputs);
   expect(checked.failures ?? []).toEqual([]);
-  const created = await h.create!(checked.inputs);
+  const created = await h.create(checked.inputs);
   return {
     id: created.id,
     inputs: checked.inputs as Record<string, any>,

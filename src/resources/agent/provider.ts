@@ -1,0 +1,290 @@
+/**
+ * The Agent's provider side: runs in the dynamic-provider process.
+ *
+ * - `check` refuses inputs the Agent does not have, validates every documented rule at preview
+ *   (`rules.ts`; the catalogue rules only for a new or changed configuration, so a no-op preview
+ *   makes no request) and computes `contentHash`, so an AgentVersion knows at preview that a new
+ *   version is coming.
+ * - `diff` compares what the state last saw of the service with the declaration, field by field
+ *   (`projection.ts`): server defaults, derived providers, system variables and ordering never
+ *   cause a change.
+ * - `create` creates the agent (V0 draft), or with `adoptId` takes over an existing one.
+ * - `update` sends one merge-patch of the changed fields (removed fields as `null`) guarded by
+ *   `If-Match` with the revision in state: an edit made elsewhere is never overwritten.
+ * - `read` (refresh) brings the service's values of the managed fields back into state and inputs,
+ *   so the next preview shows the drift.
+ * - `delete` takes the agent off air (the service has no delete) and leaves it in the dashboard.
+ */
+import { z } from "zod";
+import type { AgentDetailT, VoiceAgentClient } from "../../client";
+import { ApiError } from "../../client";
+import { unlessGone } from "../../provider/gone";
+import { changedFields, refreshedInputs, unknownInputs } from "../../provider/managed";
+import { deepEqual, dropUndefined, type JsonObject, mergePatch, toWire } from "../../provider/normalize";
+import type { HandlerFactory, Props } from "../../provider/resource";
+import { parseProps } from "../../provider/state";
+import { containsUnknown } from "../../provider/unknowns";
+import { AgentBody, AgentCreateBody, defaultAgentConfig, parseWith } from "../../spec";
+import {
+  AGENT_FIELDS,
+  AGENT_OWN_INPUTS,
+  configurationHash,
+  declaredConfig,
+  observedConfig,
+} from "./projection";
+import { agentFailures, catalogueReader } from "./rules";
+
+/** The Agent's inputs after `check`: its configuration (checked against the spec) and its own inputs. */
+const AgentInputs = z.looseObject({
+  name: z.string(),
+  adoptId: z.string().optional(),
+  contentHash: z.string().optional(),
+});
+
+/** The Agent's state: its inputs, what the service holds of its managed fields, and these outputs. */
+const AgentState = z.looseObject({
+  name: z.string(),
+  adoptId: z.string().optional(),
+  agentId: z.string(),
+  draftVersion: z.number().int(),
+  documentRevision: z.number().int(),
+  liveVersion: z.number().int().nullable(),
+  latestVersion: z.number().int(),
+  dashboardUrl: z.string().nullable().optional(),
+  contentHash: z.string(),
+  knownVersions: z.record(z.string(), z.number().int()).optional(),
+});
+type AgentState = z.infer<typeof AgentState>;
+
+const inputs = (props: Props) => parseProps(AgentInputs, props, "Agent inputs");
+const state = (props: Props) => parseProps(AgentState, props, "Agent state");
+
+/** The wire body for `config`, with the system variables the service holds sent back exactly as read. */
+function wireBody(config: JsonObject, current?: AgentDetailT): JsonObject {
+  const body = toWire(config) as JsonObject;
+  if (Array.isArray(body.variables)) {
+    const held = current?.variables ?? defaultAgentConfig().variables;
+    const system = new Map(held.filter((v) => v.system_defined).map((v) => [v.key, { ...v }]));
+    const custom: JsonObject[] = [];
+    for (const v of body.variables) {
+      if (typeof v !== "object" || v === null || Array.isArray(v)) continue;
+      const sys = typeof v.key === "string" ? system.get(v.key) : undefined;
+      if (!sys) custom.push(v);
+      else if (typeof v.default_value === "string" || v.default_value === null) sys.default_value = v.default_value;
+    }
+    body.variables = [...custom, ...[...system.values()].map((v) => ({ ...v }))];
+  }
+  return body;
+}
+
+/** `body` as the typed patch the client sends (the check validated it; this re-validates cheaply). */
+function patchBody(body: JsonObject) {
+  const parsed = parseWith(AgentBody, body);
+  if (!parsed.ok) throw new Error(`Agent: invalid patch: ${parsed.issues.map((i) => i.message).join("; ")}`);
+  return parsed.data;
+}
+
+/** The outputs recorded in state for an agent read back as `detail`. */
+function outputs(
+  props: Props,
+  detail: AgentDetailT,
+  knownVersions: Record<string, number>,
+): Record<string, unknown> {
+  const observed = observedConfig(detail, declaredConfig(props));
+  return dropUndefined({
+    ...props,
+    knownVersions,
+    ...observed,
+    agentId: detail.id,
+    draftVersion: detail.version,
+    documentRevision: detail.document_revision,
+    liveVersion: detail.live_version ?? null,
+    latestVersion: detail.latest_version,
+    dashboardUrl: detail.dashboard_url ?? null,
+    // The hash of what the service holds: after a refresh that found a change made elsewhere (or
+    // by an interrupted up), the AgentVersion sees a new hash and publishes it on the next up.
+    contentHash: configurationHash(observed),
+  });
+}
+
+/**
+ * `known` with the version the stack last wrote, when `written` shows it was published since: a
+ * patch lands on a new version number only when the one before was frozen. Its configuration is
+ * the one `contentHash` describes (the AgentVersion publishes it under `If-Match`, and a refresh
+ * updates the hash); the AgentVersion still compares the whole configuration before reusing it.
+ */
+function remember(
+  known: Record<string, number> | undefined,
+  last: { contentHash: string; draftVersion: number },
+  written: AgentDetailT,
+): Record<string, number> {
+  const next = { ...(known ?? {}) };
+  if (written.version !== last.draftVersion) next[last.contentHash] = last.draftVersion;
+  const newest = Object.entries(next).sort(([, a], [, b]) => b - a);
+  return Object.fromEntries(newest.slice(0, 100));
+}
+
+/**
+ * The version a configuration patch applies to: the open draft, else the live version (a patch
+ * branches a draft from it), else the latest. One read in the usual case, two after a rollback.
+ */
+async function workingVersion(client: VoiceAgentClient, agentId: string): Promise<AgentDetailT> {
+  const latest = await client.getAgent(agentId);
+  if (!latest.is_published || latest.live_version === null || latest.live_version === latest.version) {
+    return latest;
+  }
+  return client.getAgent(agentId, { version: "live" });
+}
+
+/** Turns the service's refusals into messages that say what happened and what to do next. */
+function explain(err: unknown, name: string, agentId: string, expectedRevision?: number): never {
+  if (!(err instanceof ApiError)) throw err;
+  const request = `(request ${err.requestId ?? "unknown"})`;
+  if (err.code === "revision_conflict") {
+    throw new Error(
+      `Agent "${name}" (${agentId}) was changed outside Pulumi: its working draft is at revision ` +
+        `${err.currentRevision ?? "?"}, but this stack last saw revision ${expectedRevision ?? "?"}. Nothing was written. ` +
+        "Run `pulumi refresh` to bring the change into the stack (the next preview shows it as drift), " +
+        `then \`pulumi up\` again. ${request}`,
+      { cause: err },
+    );
+  }
+  if (err.code === "draft_ambiguous") {
+    throw new Error(
+      `Agent "${name}" (${agentId}) has several open drafts (versions ${(err.candidates ?? []).join(", ")}), ` +
+        "so Pulumi cannot tell which one to write. Publish or discard the extra drafts in the dashboard, " +
+        `then run \`pulumi refresh\` and \`pulumi up\`. ${request}`,
+      { cause: err },
+    );
+  }
+  throw err;
+}
+
+/** The managed fields the state last saw (olds) and those the program declares (news), as a patch base. */
+function lastSeen(olds: AgentState, declared: JsonObject): JsonObject {
+  const seen: JsonObject = {};
+  for (const key of new Set([...Object.keys(declared), ...Object.keys(declaredConfig(olds))])) {
+    seen[key] = (olds[key] as JsonObject[string] | undefined) ?? null;
+  }
+  return seen;
+}
+
+export const agentProvider: HandlerFactory = (ctx) => {
+  const readCatalogue = catalogueReader(() => ctx.client());
+  return {
+    async check(olds, news) {
+      const refused = unknownInputs(AGENT_FIELDS, news, AGENT_OWN_INPUTS, "Agent");
+      if (news.adoptId !== undefined && typeof news.adoptId !== "string") {
+        refused.push({ property: "adoptId", reason: "adoptId: must be a string (an agent id)" });
+      }
+      if (refused.length > 0) return { inputs: news, failures: refused };
+      const declared = declaredConfig(news);
+      // The catalogue rules read the service: they run when the configuration is new or changed,
+      // so a no-op preview or `up` makes no request at all.
+      const changed = !deepEqual(declaredConfig(olds), declared);
+      if (changed) ctx.warmUp();
+      const failures = await agentFailures(
+        declared,
+        (config) => wireBody(config),
+        changed ? readCatalogue : undefined,
+      );
+      if (failures.length > 0 || containsUnknown(declared)) return { inputs: news, failures };
+      return { inputs: { ...news, contentHash: configurationHash(declared) } };
+    },
+
+    async diff(_id, olds, news) {
+      const changed = changedFields(AGENT_FIELDS, olds, news);
+      return { changes: changed.length > 0, diffs: changed };
+    },
+
+    async create(props) {
+      const c = await ctx.client();
+      const args = inputs(props);
+      const declared = declaredConfig(props);
+      if (args.adoptId) {
+        const current = await workingVersion(c, args.adoptId);
+        const observed = observedConfig(current, declared);
+        const patch = mergePatch(observed, declared);
+        if (Object.keys(patch).length === 0) return { id: current.id, outs: outputs(props, current, {}) };
+        const written = await c
+          .patchAgent(current.id, patchBody(wireBody(patch, current)), { ifMatch: current.document_revision })
+          .catch((err) => explain(err, args.name, current.id, current.document_revision));
+        const last = { contentHash: configurationHash(observed), draftVersion: current.version };
+        return { id: written.id, outs: outputs(props, written, remember({}, last, written)) };
+      }
+      const body = parseWith(AgentCreateBody, wireBody(declared));
+      if (!body.ok) throw new Error(`Agent: invalid body: ${body.issues.map((i) => i.message).join("; ")}`);
+      // V0's notes keep the create marker (a version's notes belong to the AgentVersion that
+      // publishes it): one request per agent instead of two.
+      const created = await c.createAgent(body.data, { keepMarker: true });
+      return { id: created.id, outs: outputs(props, created, {}) };
+    },
+
+    async read(id, props) {
+      const c = await ctx.client();
+      const recorded = state(props);
+      const detail = await unlessGone(workingVersion(c, id));
+      // Gone from the service (another workspace or key): the resource leaves the state.
+      if (!detail) return {};
+      const outs = outputs(props, detail, recorded.knownVersions ?? {});
+      return { id, props: outs, inputs: refreshedInputs(AGENT_FIELDS, props, outs, ["adoptId"]) };
+    },
+
+    async update(id, olds, news) {
+      const c = await ctx.client();
+      const before = state(olds);
+      const args = inputs(news);
+      const declared = declaredConfig(news);
+      const patch = mergePatch(lastSeen(before, declared), declared);
+      const write = (current: AgentDetailT | undefined, revision: number) =>
+        c.patchAgent(id, patchBody(wireBody(patch, current)), { ifMatch: revision });
+      const current = Array.isArray(patch.variables) ? await workingVersion(c, id) : undefined;
+      const done = (written: AgentDetailT) => ({
+        outs: outputs(news, written, remember(before.knownVersions, before, written)),
+      });
+      try {
+        return done(await write(current, before.documentRevision));
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== "revision_conflict") return explain(err, args.name, id);
+        // The version moved on since the stack last saw it. When no field this stack manages changed
+        // (a label or notes edit, or a field the program does not set), the patch overwrites nothing
+        // of anyone's: write it at the current revision. Otherwise it is a conflict, and nothing is written.
+        const seen = declaredConfig(before);
+        const now = await workingVersion(c, id);
+        if (!deepEqual(observedConfig(now, seen), seen)) return explain(err, args.name, id, before.documentRevision);
+        const written = await write(now, now.document_revision).catch((again) =>
+          explain(again, args.name, id, now.document_revision),
+        );
+        return done(written);
+      }
+    },
+
+    async delete(id, props) {
+      const c = await ctx.client();
+      const recorded = state(props);
+      const detail = await unlessGone(c.getAgent(id));
+      if (detail && detail.live_version !== null) await c.activate(id, null);
+      // An open draft that still attaches this stack's knowledge bases or analysis groups would keep
+      // them "in use" and block their deletion later in the same destroy: detach them from the draft.
+      if (detail && !detail.is_published) {
+        const detach: { knowledge_base_ids?: string[]; analysis_group_ids?: string[] } = {};
+        const ours = (v: unknown) => new Set(Array.isArray(v) ? v.filter((x) => typeof x === "string") : []);
+        const kb = ours(props.knowledgeBaseIds);
+        const ag = ours(props.analysisGroupIds);
+        const keptKb = detail.knowledge_base_ids.filter((x) => !kb.has(x));
+        const keptAg = detail.analysis_group_ids.filter((x) => !ag.has(x));
+        if (keptKb.length !== detail.knowledge_base_ids.length) detach.knowledge_base_ids = keptKb;
+        if (keptAg.length !== detail.analysis_group_ids.length) detach.analysis_group_ids = keptAg;
+        if (Object.keys(detach).length > 0) {
+          // Best effort: the agent goes off air either way; a failure here surfaces when the
+          // knowledge base or group is deleted, naming the agent that still uses it.
+          await c.patchAgent(id, detach, { ifMatch: detail.document_revision }).catch(() => undefined);
+        }
+      }
+      // The service has no delete: the agent stays in the dashboard, off air.
+      console.error(
+        `pulumi-voice-agent: agent "${recorded.name}" (${id}) is now off air and remains in the dashboard (the service has no delete).`,
+      );
+    },
+  };
+};
