@@ -77,7 +77,7 @@ export interface CatalogueSnapshot {
 export async function agentFailures(
   declared: JsonObject,
   toBody: (config: JsonObject) => JsonObject,
-  snapshot?: (body: JsonObject) => Promise<CatalogueSnapshot>,
+  snapshot?: (body: JsonObject, fresh?: boolean) => Promise<CatalogueSnapshot>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
   // 1. The schema, with unknown values in place: what is wrong whatever they turn out to be.
   const unknowns = unknownPaths(declared);
@@ -104,8 +104,13 @@ export async function agentFailures(
   );
   const staticFailures = relevant(checkAgentStatic(config, { customTools: maybeCustom }));
   if (staticFailures.length > 0 || !snapshot) return staticFailures;
-  const { catalogue, holdings } = await snapshot(body);
-  return relevant(checkAgentCatalogue(config, catalogue, holdings));
+  const cached = await snapshot(body);
+  const found = relevant(checkAgentCatalogue(config, cached.catalogue, cached.holdings));
+  if (found.length === 0) return found;
+  // Refused against a snapshot read earlier in this process: read again before saying so (a
+  // number bought, a voice restored since).
+  const fresh = await snapshot(body, true);
+  return relevant(checkAgentCatalogue(config, fresh.catalogue, fresh.holdings));
 }
 
 /** How long a preview waits for the catalogue before it says the service cannot be reached. */
@@ -119,12 +124,16 @@ export const CATALOGUE_WAIT_MS = 10_000;
 export function catalogueReader(
   client: () => Promise<VoiceAgentClient>,
   waitMs = CATALOGUE_WAIT_MS,
-): (body: JsonObject) => Promise<CatalogueSnapshot> {
+): (body: JsonObject, fresh?: boolean) => Promise<CatalogueSnapshot> {
   let catalogue: Promise<Catalogue> | undefined;
   let holdings: Promise<Holdings> | undefined;
-  return async (body) => {
+  return async (body, fresh = false) => {
     try {
       const c = await client();
+      if (fresh) {
+        catalogue = undefined;
+        holdings = undefined;
+      }
       catalogue ??= loadCatalogue(c);
       holdings ??= loadHoldings(c);
       const read = Promise.all([catalogue, holdings]);
