@@ -53,6 +53,8 @@ export interface ProjectOptions {
   name?: string;
   /** Run against the package installed from its tarball, as a user's project does. Default false. */
   installed?: boolean;
+  /** The folder to make the project in (one where a package is installed); overrides `installed`. */
+  base?: string;
 }
 
 /**
@@ -146,8 +148,8 @@ export class PulumiProject {
     };
   }
 
-  private static newDir(installed = false): string {
-    const base = installed ? installedPackageDir() : path.join(REPO_ROOT, ".tmp");
+  private static newDir(installed = false, under?: string): string {
+    const base = under ?? (installed ? installedPackageDir() : path.join(REPO_ROOT, ".tmp"));
     mkdirSync(base, { recursive: true });
     const dir = mkdtempSync(path.join(base, "e2e-"));
     mkdirSync(path.join(dir, ".state"));
@@ -156,7 +158,7 @@ export class PulumiProject {
 
   /** A new project holding `opts.program`, on a stack `test`. */
   static async create(opts: ProjectOptions): Promise<PulumiProject> {
-    const dir = PulumiProject.newDir(opts.installed);
+    const dir = PulumiProject.newDir(opts.installed, opts.base);
     writeFileSync(
       path.join(dir, "Pulumi.yaml"),
       `name: ${opts.name ?? "e2e"}\nruntime: nodejs\nmain: index.ts\n`,

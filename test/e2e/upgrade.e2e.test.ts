@@ -1,0 +1,112 @@
+/**
+ * A stack deployed with the released 0.1.0 (its packed tarball, kept in test/fixtures) keeps working
+ * after the package is upgraded to this build: its state (exported here from 0.1.0) loads, and
+ * preview, refresh and up run against it with no change to make and no perpetual diff.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { PulumiProject, REPO_ROOT } from "../support/pulumi";
+
+const RELEASED = path.join(REPO_ROOT, "test/fixtures/pulumi-voice-agent-0.1.0.tgz");
+
+const program = (prompt: string) => `
+import * as va from "pulumi-voice-agent";
+const kb = new va.KnowledgeBase("faq", {
+  name: "Upgrade FAQ",
+  documents: [{ name: "returns", text: "Returns are free within 30 days." }],
+});
+const group = new va.AnalysisGroup("quality", {
+  name: "Upgrade quality",
+  items: [{ name: "Resolved", description: "Was the issue resolved?", type: "boolean" }],
+});
+const agent = new va.Agent("support", {
+  name: "Upgrade agent",
+  systemPrompt: ${JSON.stringify(prompt)},
+  language: { default: "en-IN", additional: ["hi-IN"] },
+  voice: { provider: "sarvam", voiceId: "meera" },
+  variables: [{ key: "order_id", defaultValue: "none" }],
+  knowledgeBaseIds: [kb.knowledgeBaseId],
+  analysisGroupIds: [group.groupId],
+});
+const version = new va.AgentVersion("support-live", { agent, label: "upgrade" });
+new va.Widget("support-widget", { agentId: agent.agentId, name: "Upgrade widget", allowedOrigins: ["https://example.com"] });
+export const live = version.version;
+`;
+
+let emu: RunningEmulator;
+let work: string;
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
+  work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "upgrade-"));
+  writeFileSync(path.join(work, "package.json"), JSON.stringify({ name: "upgrade", private: true }));
+  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
+  cpSync(RELEASED, path.join(work, "released.tgz"));
+  execFileSync(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "./released.tgz",
+      `typescript@${pkg.devDependencies.typescript}`,
+      `@types/node@${pkg.devDependencies["@types/node"]}`,
+    ],
+    { cwd: work, stdio: "ignore" },
+  );
+}, 300_000);
+
+afterAll(async () => {
+  await emu?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("upgrade from 0.1.0", () => {
+  test("a 0.1.0 state loads, and preview, refresh and up run against it", async () => {
+    const project = await PulumiProject.create({
+      program: program("## Agent Purpose\nHelp customers with returns."),
+      base: work,
+      config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+    });
+    await project.up();
+    const exported = JSON.parse((await project.pulumi(["stack", "export"])).stdout);
+    const agentState = exported.deployment.resources.find((r: { type: string }) => r.type.endsWith("Agent"));
+    expect(agentState.outputs.contentHash).toMatch(/^sha256:/);
+
+    // Upgrade the package in place: the state above now meets this build.
+    const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+    })
+      .trim()
+      .split("\n")
+      .pop() as string;
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${tarball}`], {
+      cwd: work,
+      stdio: "ignore",
+    });
+    const installed = JSON.parse(
+      readFileSync(path.join(work, "node_modules/pulumi-voice-agent/package.json"), "utf8"),
+    );
+    expect(installed.version).not.toBe("0.1.0");
+    expect(installed.version).toBe(JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version);
+
+    await project.preview({ expectNoChanges: true });
+    await project.refresh({ expectNoChanges: true });
+    await project.up();
+    await project.preview({ expectNoChanges: true });
+
+    // And the everyday change still publishes the next version.
+    project.setProgram(program("## Agent Purpose\nHelp customers with returns and exchanges."));
+    await project.up();
+    expect((await project.outputs()).live).toBe(1);
+    await project.preview({ expectNoChanges: true });
+    await project.refresh({ expectNoChanges: true });
+  }, 600_000);
+});
