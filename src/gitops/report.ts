@@ -7,7 +7,7 @@ import { createPatch } from "diff";
 import type { VoiceAgentClient } from "../client";
 import { deepEqual } from "../provider/normalize";
 import { declaredConfig, observedConfig } from "../resources/agent/projection";
-import { reuseCandidates } from "../resources/agentVersion";
+import { reuseCandidates } from "../resources/agentVersion/reuse";
 
 /** The parts of a `pulumi preview --json` document the report reads. */
 export interface PreviewJson {

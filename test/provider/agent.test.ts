@@ -7,10 +7,11 @@ import type { VoiceAgentClient } from "../../src/client";
 import type { startEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { agentProvider } from "../../src/resources/agent/provider";
-import { agentVersionHandler } from "../../src/resources/agentVersion";
+import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { checkAndCreate, emulatorForFile, testContext } from "./support";
 
 const agentHandler = agentProvider(testContext);
+const agentVersionHandler = agentVersionProvider(testContext);
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;

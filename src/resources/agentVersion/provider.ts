@@ -1,0 +1,257 @@
+/**
+ * The AgentVersion's provider side: runs in the dynamic-provider process.
+ *
+ * - `check` refuses inputs it does not have, and reads a pinned version when the pin is new or
+ *   changed (it must exist, be published, and be able to go live): a no-op preview reads nothing.
+ * - `diff` replaces the resource when the agent, the pin, or the configuration hash changes.
+ * - `create` publishes the draft the Agent wrote (under `If-Match`) or reuses the published
+ *   version that already holds it, then puts it live.
+ * - `update` changes label and notes in place, and moves the live pointer back when asked.
+ * - `read` (refresh) shows a live pointer moved outside Pulumi as drift.
+ * - `delete` removes nothing: history stays in the service.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { type AgentDetailT, ApiError, type VoiceAgentClient } from "../../client";
+import { unlessGone } from "../../provider/gone";
+import { unknownInputs } from "../../provider/managed";
+import { dropUndefined } from "../../provider/normalize";
+import type { HandlerFactory, Props } from "../../provider/resource";
+import { parseProps } from "../../provider/state";
+import { containsUnknown } from "../../provider/unknowns";
+import { configurationText, reuseCandidates } from "./reuse";
+
+/** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
+const OWN_INPUTS = [
+  "agentId",
+  "contentHash",
+  "knownVersion",
+  "knownUpTo",
+  "draftVersion",
+  "documentRevision",
+  "label",
+  "notes",
+  "live",
+  "pinnedVersion",
+] as const;
+
+/** The inputs after `check`. */
+const VersionInputs = z.looseObject({
+  agentId: z.string(),
+  contentHash: z.string().optional(),
+  knownVersion: z.number().int().optional(),
+  knownUpTo: z.number().int().optional(),
+  draftVersion: z.number().int(),
+  documentRevision: z.number().int(),
+  label: z.string().optional(),
+  notes: z.string().optional(),
+  live: z.boolean().default(true),
+  pinnedVersion: z.number().int().min(0).optional(),
+});
+type VersionInputs = z.infer<typeof VersionInputs>;
+
+const Origin = z.enum(["published", "reused", "pinned"]);
+type Origin = z.infer<typeof Origin>;
+
+/** The state: the inputs, and the version chosen. */
+const VersionState = VersionInputs.extend({
+  version: z.number().int(),
+  versionId: z.string(),
+  isLive: z.boolean(),
+  origin: Origin,
+  activation: z.string(),
+  blockedReasons: z.array(z.string()).default([]),
+});
+type VersionState = z.infer<typeof VersionState>;
+
+const inputs = (props: Props) => parseProps(VersionInputs, props, "AgentVersion inputs");
+const state = (props: Props) => parseProps(VersionState, props, "AgentVersion state");
+
+/** Publishes the draft, or finds the published version that already holds its configuration. */
+async function publishOrReuse(
+  c: VoiceAgentClient,
+  args: VersionInputs,
+): Promise<{ detail: AgentDetailT; origin: Origin }> {
+  const draft = await c.getAgent(args.agentId, { version: args.draftVersion });
+  if (draft.is_published) return { detail: draft, origin: "reused" };
+  const wanted = configurationText(draft);
+  for (const version of await draftCandidates(c, args, draft)) {
+    const candidate = await c.getAgent(args.agentId, { version });
+    if (candidate.is_published && configurationText(candidate) === wanted) {
+      return { detail: candidate, origin: "reused" };
+    }
+  }
+  try {
+    const published = await c.publishVersion(
+      args.agentId,
+      draft.version,
+      { label: args.label ?? null, notes: args.notes ?? null },
+      { ifMatch: args.documentRevision },
+    );
+    return { detail: published, origin: "published" };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "revision_conflict") {
+      throw new Error(
+        `Version ${draft.version} of agent ${args.agentId} was edited outside Pulumi after this stack wrote it ` +
+          `(revision ${err.currentRevision ?? "?"}, expected ${args.documentRevision}); nothing was published. ` +
+          `Run \`pulumi refresh\`, review the drift in the next preview, then \`pulumi up\`. (request ${err.requestId ?? "unknown"})`,
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}
+
+/**
+ * The published versions that may already hold the draft's configuration: the one the Agent
+ * recorded for its content hash, then every published version newer than the newest it recorded
+ * (published outside this stack's sight: in the dashboard, or by an `up` interrupted before it
+ * saved its state). Listing is skipped when the draft directly follows the newest recorded version
+ * and is the latest, so a change in steady state reads nothing more. A stack without a record
+ * (created by an older release) compares every published version once.
+ */
+async function draftCandidates(c: VoiceAgentClient, args: VersionInputs, draft: AgentDetailT): Promise<number[]> {
+  const recorded = args.knownVersion;
+  const upTo = args.knownUpTo ?? -1;
+  if (draft.version === upTo + 1 && draft.latest_version === draft.version) {
+    return recorded === undefined ? [] : [recorded];
+  }
+  return reuseCandidates(c, args.agentId, recorded, upTo, draft.version);
+}
+
+/** Puts `version` live; a blocked version fails with its reasons. */
+async function goLive(c: VoiceAgentClient, agentId: string, version: number): Promise<string> {
+  try {
+    const row = await c.activate(agentId, version);
+    return row.action;
+  } catch (err) {
+    if (err instanceof ApiError && (err.code === "version_blocked" || err.code === "agent_not_published")) {
+      throw new Error(`Version ${version} of agent ${agentId} cannot go live: ${err.message}`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** Label and notes, when the program sets them and the version holds something else. */
+async function syncMetadata(c: VoiceAgentClient, args: VersionInputs, detail: AgentDetailT): Promise<AgentDetailT> {
+  const patch: { label?: string; notes?: string } = {};
+  if (args.label !== undefined && args.label !== detail.label) patch.label = args.label;
+  if (args.notes !== undefined && args.notes !== detail.notes) patch.notes = args.notes;
+  if (Object.keys(patch).length === 0) return detail;
+  return c.patchAgent(args.agentId, patch, { version: detail.version });
+}
+
+function outputs(props: Props, detail: AgentDetailT, origin: Origin, activation: string): Props {
+  return dropUndefined({
+    ...props,
+    version: detail.version,
+    versionId: detail.version_id,
+    isLive: detail.is_live,
+    label: detail.label ?? undefined,
+    notes: detail.notes ?? undefined,
+    origin,
+    activation,
+    blockedReasons: detail.blocked_reasons ?? [],
+  });
+}
+
+/** Why a pinned version cannot be used, or nothing. */
+async function pinProblem(c: VoiceAgentClient, agentId: string, pinned: number, live: boolean) {
+  const detail = await c.getAgent(agentId, { version: pinned }).catch((e: unknown) => e);
+  if (detail instanceof ApiError && detail.code === "version_not_found") return `version ${pinned} does not exist`;
+  if (detail instanceof Error) throw new Error(`version: could not read version ${pinned}: ${detail.message}`, { cause: detail });
+  const d = detail as AgentDetailT;
+  if (!d.is_published) return `version ${pinned} is a draft: only a published version can be pinned`;
+  if (live && d.blocked_reasons.length > 0) return `version ${pinned} cannot go live: ${d.blocked_reasons.join("; ")}`;
+  return undefined;
+}
+
+export const agentVersionProvider: HandlerFactory = (ctx) => ({
+  async check(olds, news) {
+    const failures: pulumi.dynamic.CheckFailure[] = unknownInputs({ managed: [] }, news, OWN_INPUTS, "AgentVersion");
+    const pinned = news.pinnedVersion;
+    if (pinned !== undefined && !containsUnknown(pinned)) {
+      if (typeof pinned !== "number" || !Number.isInteger(pinned) || pinned < 0) {
+        failures.push({ property: "version", reason: "version: must be a published version number (an integer >= 0)" });
+      } else if (typeof news.agentId === "string" && !containsUnknown(news.agentId)) {
+        // The pinned version is read when the pin is new or changed: a no-op preview reads nothing.
+        const pinChanged = olds.pinnedVersion !== pinned || olds.agentId !== news.agentId || olds.live !== news.live;
+        const problem = pinChanged
+          ? await pinProblem(await ctx.client(), news.agentId, pinned, news.live !== false)
+          : undefined;
+        if (problem) failures.push({ property: "version", reason: `version: ${problem}` });
+      }
+    }
+    for (const key of ["label", "notes"] as const) {
+      const v = news[key];
+      if (v !== undefined && typeof v !== "string") failures.push({ property: key, reason: `${key}: must be a string` });
+    }
+    if (news.live !== undefined && typeof news.live !== "boolean" && !containsUnknown(news.live)) {
+      failures.push({ property: "live", reason: "live: must be a boolean" });
+    }
+    return { inputs: news, failures };
+  },
+
+  async diff(_id, olds, news) {
+    const replaces: string[] = [];
+    if (olds.agentId !== news.agentId) replaces.push("agentId");
+    if ((olds.pinnedVersion ?? null) !== (news.pinnedVersion ?? null)) replaces.push("version");
+    if (news.pinnedVersion === undefined && olds.contentHash !== news.contentHash) replaces.push("contentHash");
+    const changes =
+      replaces.length > 0 ||
+      (news.label !== undefined && news.label !== olds.label) ||
+      (news.notes !== undefined && news.notes !== olds.notes) ||
+      (news.live === true && olds.isLive !== true);
+    return { changes, replaces };
+  },
+
+  async create(props) {
+    const c = await ctx.client();
+    const args = inputs(props);
+    // The version's detail comes with the publish (or the comparison that found it): no read again.
+    const { detail: chosen, origin } =
+      args.pinnedVersion !== undefined
+        ? { detail: await c.getAgent(args.agentId, { version: args.pinnedVersion }), origin: "pinned" as const }
+        : await publishOrReuse(c, args);
+    let detail = await syncMetadata(c, args, chosen);
+    let activation = "none";
+    if (args.live) {
+      activation = await goLive(c, args.agentId, chosen.version);
+      detail = { ...detail, is_live: true };
+    }
+    return { id: `${args.agentId}/${chosen.version}`, outs: outputs(props, detail, origin, activation) };
+  },
+
+  async read(id, props) {
+    const c = await ctx.client();
+    const recorded: VersionState = state(props);
+    const detail = await unlessGone(c.getAgent(recorded.agentId, { version: recorded.version }));
+    if (!detail) return {};
+    const outs = outputs(props, detail, recorded.origin, recorded.activation);
+    const inputs: Props = {};
+    for (const key of OWN_INPUTS) if (props[key] !== undefined) inputs[key] = props[key];
+    if (props.label !== undefined) inputs.label = outs.label;
+    if (props.notes !== undefined) inputs.notes = outs.notes;
+    // A version put live by Pulumi that no longer is (a rollback in the dashboard) reads as not live.
+    inputs.live = recorded.live === true ? detail.is_live : recorded.live;
+    return { id, props: outs, inputs };
+  },
+
+  async update(_id, olds, news) {
+    const c = await ctx.client();
+    const before = state(olds);
+    const args = inputs(news);
+    let detail = await c.getAgent(args.agentId, { version: before.version });
+    detail = await syncMetadata(c, args, detail);
+    let activation = before.activation;
+    if (args.live && !detail.is_live) {
+      activation = await goLive(c, args.agentId, before.version);
+      detail = { ...detail, is_live: true };
+    }
+    return { outs: outputs(news, detail, before.origin, activation) };
+  },
+
+  async delete() {
+    // Removing an AgentVersion never deletes history: the version stays published in the service.
+  },
+});
