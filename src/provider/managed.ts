@@ -48,7 +48,8 @@ function normalizeAt(value: Json, path: string, table: FieldTable): Json {
   let v = value;
   if (Array.isArray(v)) {
     v = v.map((item) => normalizeAt(item, `${path}[]`, table));
-    if (rule && "set" in rule) v = [...new Set(v.map((x) => JSON.stringify(x)))].sort().map((s) => JSON.parse(s));
+    if (rule && "set" in rule)
+      v = [...new Set(v.map((x) => JSON.stringify(x)))].sort().map((s) => JSON.parse(s));
     if (rule && "keyedBy" in rule) {
       const key = rule.keyedBy;
       v = [...v].sort((a, b) => String(keyOf(a, key)).localeCompare(String(keyOf(b, key))));
@@ -80,6 +81,18 @@ export function pickManaged(table: FieldTable, values: Readonly<Record<string, u
 }
 
 /**
+ * The managed fields `values` sets, exactly as written: what the check validates, so that messages
+ * name the user's own list indexes (before sets are sorted).
+ */
+export function pickWritten(table: FieldTable, values: Readonly<Record<string, unknown>>): JsonObject {
+  const out: JsonObject = {};
+  for (const key of table.managed) {
+    if (values[key] !== undefined) out[key] = values[key] as Json;
+  }
+  return out;
+}
+
+/**
  * What the service holds (`current`: every managed field, program spelling), restricted to the
  * shape of `declared`: the fields it sets, objects by the keys it sets, opaque values whole.
  */
@@ -88,7 +101,8 @@ export function observe(table: FieldTable, current: JsonObject, declared: JsonOb
   const out = project(normalized, declared) as JsonObject;
   for (const path of opaquePaths(table)) {
     const segments = path.split(".");
-    if (readPath(declared, segments) !== undefined) writePath(out, segments, readPath(normalized, segments) ?? null);
+    if (readPath(declared, segments) !== undefined)
+      writePath(out, segments, readPath(normalized, segments) ?? null);
   }
   return out;
 }

@@ -136,8 +136,12 @@ export function mergePatch(from: JsonObject, to: JsonObject): JsonObject {
         target[key] = value === undefined ? null : structuredClone(value);
         break;
       }
-      const next = target[key];
-      target = isPlainObject(next) ? next : (target[key] = {});
+      let next = target[key];
+      if (!isPlainObject(next)) {
+        next = {};
+        target[key] = next;
+      }
+      target = next;
       source = value;
     }
   }

@@ -41,10 +41,7 @@ export function unknownPaths(value: unknown, prefix: FieldPath = ""): FieldPath[
 /** True when `path` is `ancestor` or lies under it. */
 export function isWithin(path: FieldPath, ancestor: FieldPath): boolean {
   return (
-    ancestor === "" ||
-    path === ancestor ||
-    path.startsWith(`${ancestor}.`) ||
-    path.startsWith(`${ancestor}[`)
+    ancestor === "" || path === ancestor || path.startsWith(`${ancestor}.`) || path.startsWith(`${ancestor}[`)
   );
 }
 

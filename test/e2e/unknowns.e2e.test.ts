@@ -68,7 +68,9 @@ test("nested values from other resources and another stack pass preview and depl
 
   const { agentId } = await app.outputs();
   const agent = (await (
-    await fetch(`${emu.url}/v1/agents/${agentId}`, { headers: { authorization: `Bearer ${DEFAULT_API_KEY}` } })
+    await fetch(`${emu.url}/v1/agents/${agentId}`, {
+      headers: { authorization: `Bearer ${DEFAULT_API_KEY}` },
+    })
   ).json()) as {
     voice: { provider: string; voice_id: string };
     variables: { key: string; default_value: string | null; system_defined: boolean }[];
@@ -82,7 +84,13 @@ test("nested values from other resources and another stack pass preview and depl
       expect.objectContaining({ key: "channel", default_value: "web" }),
     ]),
   );
-  expect(agent.builtin_tools.transfer_call.numbers.map((n) => n.number)).toEqual(["+919800000001", "+919800000002"]);
-  expect(agent.builtin_tools.transfer_call.numbers[1]).toMatchObject({ timezone: "Asia/Kolkata", start_hour: 10 });
+  expect(agent.builtin_tools.transfer_call.numbers.map((n) => n.number)).toEqual([
+    "+919800000001",
+    "+919800000002",
+  ]);
+  expect(agent.builtin_tools.transfer_call.numbers[1]).toMatchObject({
+    timezone: "Asia/Kolkata",
+    start_hour: 10,
+  });
   expect(agent.memory.fields).toEqual([expect.objectContaining({ key: "city", type: "string" })]);
 }, 300_000);

@@ -95,7 +95,9 @@ describe("upgrade from 0.1.0", () => {
       readFileSync(path.join(work, "node_modules/pulumi-voice-agent/package.json"), "utf8"),
     );
     expect(installed.version).not.toBe("0.1.0");
-    expect(installed.version).toBe(JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version);
+    expect(installed.version).toBe(
+      JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version,
+    );
 
     await project.preview({ expectNoChanges: true });
     await project.refresh({ expectNoChanges: true });

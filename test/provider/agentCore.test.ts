@@ -32,10 +32,16 @@ const failuresOf = async (inputs: Record<string, unknown>) =>
 describe("values unknown at preview", () => {
   test.each([
     ["a voice id inside the voice", { voice: { provider: "elevenlabs", voiceId: UNKNOWN } }],
-    ["the language the voice is checked against", { language: { default: UNKNOWN }, voice: { provider: "sarvam", voiceId: "meera" } }],
+    [
+      "the language the voice is checked against",
+      { language: { default: UNKNOWN }, voice: { provider: "sarvam", voiceId: "meera" } },
+    ],
     ["a variable's key", { variables: [{ key: UNKNOWN, defaultValue: "x" }] }],
     ["a whole variable", { variables: [UNKNOWN] }],
-    ["a transfer number", transfer([{ number: UNKNOWN, timezone: "Asia/Kolkata", startHour: 9, endHour: 18 }])],
+    [
+      "a transfer number",
+      transfer([{ number: UNKNOWN, timezone: "Asia/Kolkata", startHour: 9, endHour: 18 }]),
+    ],
     ["a transfer window hour", transfer([{ number: "+919800000001", startHour: UNKNOWN, endHour: 18 }])],
     ["a model inside its fallback", { model: { model: "gpt-4o-mini", fallback: { model: UNKNOWN } } }],
     ["a knowledge base id", { knowledgeBaseIds: [UNKNOWN] }],
@@ -70,7 +76,9 @@ describe("values unknown at preview", () => {
 describe("inputs the Agent does not have", () => {
   test("a misspelt top-level input is refused at preview, naming it and the likely one", async () => {
     const reasons = await failuresOf({ systemPromt: "## Agent Purpose\nHelp." });
-    expect(reasons).toEqual([expect.stringContaining("systemPromt: not an input of Agent (did you mean systemPrompt?)")]);
+    expect(reasons).toEqual([
+      expect.stringContaining("systemPromt: not an input of Agent (did you mean systemPrompt?)"),
+    ]);
   });
 
   test("a misspelt nested key is refused, named in the program's spelling", async () => {
@@ -81,7 +89,9 @@ describe("inputs the Agent does not have", () => {
 
 describe("phone numbers", () => {
   test("digits without a country code are refused, never given an invented one", async () => {
-    const reasons = await failuresOf(transfer([{ number: "9800000001", timezone: "Asia/Kolkata", startHour: 9, endHour: 18 }]));
+    const reasons = await failuresOf(
+      transfer([{ number: "9800000001", timezone: "Asia/Kolkata", startHour: 9, endHour: 18 }]),
+    );
     expect(reasons.join("\n")).toContain("builtinTools.transferCall.numbers[0].number");
     const inbound = await failuresOf({ numbers: { inboundPhone: "9800000001" } });
     expect(inbound.join("\n")).toContain("numbers.inboundPhone");

@@ -7,8 +7,10 @@ import { describe, expect, test, vi } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
-import { widgetHandler as h } from "../../src/resources/widget";
-import { checkAndCreate, emulatorForFile } from "./support";
+import { widgetProvider } from "../../src/resources/widget/provider";
+import { checkAndCreate, emulatorForFile, testContext } from "./support";
+
+const h = widgetProvider(testContext);
 
 let _emu: RunningEmulator;
 let client: VoiceAgentClient;
@@ -168,7 +170,7 @@ describe("lifecycle", () => {
       allowedOrigins: ["https://a.example.com", "https://b.example.com", "https://a.example.com"],
       theme: { accentColor: "#abcdef" },
     });
-    expect(same).toEqual({ changes: false, replaces: [] });
+    expect(same).toEqual({ changes: false, replaces: [], diffs: [] });
     // A dashboard edit of a field the program does not set is not a diff.
     await client.patchWidget(agentId, {
       theme: { title: "Edited elsewhere" },

@@ -265,4 +265,3 @@ export class Agent extends pulumi.dynamic.Resource {
     (this as { agentId: pulumi.Output<string> }).agentId = this.id;
   }
 }
-

@@ -19,7 +19,7 @@ import { z } from "zod";
 import type { AgentDetailT, VoiceAgentClient } from "../../client";
 import { ApiError } from "../../client";
 import { unlessGone } from "../../provider/gone";
-import { changedFields, refreshedInputs, unknownInputs } from "../../provider/managed";
+import { changedFields, pickWritten, refreshedInputs, unknownInputs } from "../../provider/managed";
 import { deepEqual, dropUndefined, type JsonObject, mergePatch, toWire } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
@@ -70,7 +70,8 @@ function wireBody(config: JsonObject, current?: AgentDetailT): JsonObject {
       if (typeof v !== "object" || v === null || Array.isArray(v)) continue;
       const sys = typeof v.key === "string" ? system.get(v.key) : undefined;
       if (!sys) custom.push(v);
-      else if (typeof v.default_value === "string" || v.default_value === null) sys.default_value = v.default_value;
+      else if (typeof v.default_value === "string" || v.default_value === null)
+        sys.default_value = v.default_value;
     }
     body.variables = [...custom, ...[...system.values()].map((v) => ({ ...v }))];
   }
@@ -184,7 +185,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
       const changed = !deepEqual(declaredConfig(olds), declared);
       if (changed) ctx.warmUp();
       const failures = await agentFailures(
-        declared,
+        pickWritten(AGENT_FIELDS, news),
         (config) => wireBody(config),
         changed ? readCatalogue : undefined,
       );
@@ -245,13 +246,15 @@ export const agentProvider: HandlerFactory = (ctx) => {
       try {
         return done(await write(current, before.documentRevision));
       } catch (err) {
-        if (!(err instanceof ApiError) || err.code !== "revision_conflict") return explain(err, args.name, id);
+        if (!(err instanceof ApiError) || err.code !== "revision_conflict")
+          return explain(err, args.name, id);
         // The version moved on since the stack last saw it. When no field this stack manages changed
         // (a label or notes edit, or a field the program does not set), the patch overwrites nothing
         // of anyone's: write it at the current revision. Otherwise it is a conflict, and nothing is written.
         const seen = declaredConfig(before);
         const now = await workingVersion(c, id);
-        if (!deepEqual(observedConfig(now, seen), seen)) return explain(err, args.name, id, before.documentRevision);
+        if (!deepEqual(observedConfig(now, seen), seen))
+          return explain(err, args.name, id, before.documentRevision);
         const written = await write(now, now.document_revision).catch((again) =>
           explain(again, args.name, id, now.document_revision),
         );

@@ -11,6 +11,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ApiError, AuthError, type VoiceAgentClient } from "../../client";
+import { failure, inputPath } from "../../provider/failures";
 import type { JsonObject } from "../../provider/normalize";
 import {
   dependsOnUnknown,
@@ -32,7 +33,6 @@ import {
   parseWith,
   promptToolReferences,
 } from "../../spec";
-import { toCamelKey } from "../../provider/normalize";
 
 /**
  * Top-level fields the rules check against each other: when one holds a value unknown at preview,
@@ -44,24 +44,6 @@ const RELATED: readonly (readonly string[])[] = [
   ["systemPrompt", "builtinTools", "variables"],
   ["builtinTools", "numbers"],
 ];
-
-/** `builtin_tools.transfer_call.numbers[0].timezone` → `builtinTools.transferCall.numbers[0].timezone`. */
-export function inputPath(wirePath: string): string {
-  return wirePath.replace(/[a-z0-9_]+/gi, (segment) => toCamelKey(segment));
-}
-
-/** A spec issue as a Pulumi check failure, in input spelling; the value itself is never echoed whole. */
-export function failure(issue: Issue, property = inputPath(issue.field)): pulumi.dynamic.CheckFailure {
-  const message = issue.message.startsWith(`${issue.field}:`)
-    ? issue.message.slice(issue.field.length + 1).trim()
-    : issue.message;
-  return { property, reason: `${property}: ${clip(message)} (${issue.code})` };
-}
-
-/** Messages quote values: a 65,536-character prompt is not repeated in full. */
-function clip(message: string, max = 300): string {
-  return message.length <= max ? message : `${message.slice(0, max)}… (${message.length - max} more characters)`;
-}
 
 /** The catalogue and holdings the catalogue rules read. */
 export interface CatalogueSnapshot {

@@ -107,4 +107,3 @@ export class AgentVersion extends pulumi.dynamic.Resource {
     });
   }
 }
-

@@ -110,7 +110,11 @@ async function publishOrReuse(
  * and is the latest, so a change in steady state reads nothing more. A stack without a record
  * (created by an older release) compares every published version once.
  */
-async function draftCandidates(c: VoiceAgentClient, args: VersionInputs, draft: AgentDetailT): Promise<number[]> {
+async function draftCandidates(
+  c: VoiceAgentClient,
+  args: VersionInputs,
+  draft: AgentDetailT,
+): Promise<number[]> {
   const recorded = args.knownVersion;
   const upTo = args.knownUpTo ?? -1;
   if (draft.version === upTo + 1 && draft.latest_version === draft.version) {
@@ -126,14 +130,20 @@ async function goLive(c: VoiceAgentClient, agentId: string, version: number): Pr
     return row.action;
   } catch (err) {
     if (err instanceof ApiError && (err.code === "version_blocked" || err.code === "agent_not_published")) {
-      throw new Error(`Version ${version} of agent ${agentId} cannot go live: ${err.message}`, { cause: err });
+      throw new Error(`Version ${version} of agent ${agentId} cannot go live: ${err.message}`, {
+        cause: err,
+      });
     }
     throw err;
   }
 }
 
 /** Label and notes, when the program sets them and the version holds something else. */
-async function syncMetadata(c: VoiceAgentClient, args: VersionInputs, detail: AgentDetailT): Promise<AgentDetailT> {
+async function syncMetadata(
+  c: VoiceAgentClient,
+  args: VersionInputs,
+  detail: AgentDetailT,
+): Promise<AgentDetailT> {
   const patch: { label?: string; notes?: string } = {};
   if (args.label !== undefined && args.label !== detail.label) patch.label = args.label;
   if (args.notes !== undefined && args.notes !== detail.notes) patch.notes = args.notes;
@@ -158,24 +168,36 @@ function outputs(props: Props, detail: AgentDetailT, origin: Origin, activation:
 /** Why a pinned version cannot be used, or nothing. */
 async function pinProblem(c: VoiceAgentClient, agentId: string, pinned: number, live: boolean) {
   const detail = await c.getAgent(agentId, { version: pinned }).catch((e: unknown) => e);
-  if (detail instanceof ApiError && detail.code === "version_not_found") return `version ${pinned} does not exist`;
-  if (detail instanceof Error) throw new Error(`version: could not read version ${pinned}: ${detail.message}`, { cause: detail });
+  if (detail instanceof ApiError && detail.code === "version_not_found")
+    return `version ${pinned} does not exist`;
+  if (detail instanceof Error)
+    throw new Error(`version: could not read version ${pinned}: ${detail.message}`, { cause: detail });
   const d = detail as AgentDetailT;
   if (!d.is_published) return `version ${pinned} is a draft: only a published version can be pinned`;
-  if (live && d.blocked_reasons.length > 0) return `version ${pinned} cannot go live: ${d.blocked_reasons.join("; ")}`;
+  if (live && d.blocked_reasons.length > 0)
+    return `version ${pinned} cannot go live: ${d.blocked_reasons.join("; ")}`;
   return undefined;
 }
 
 export const agentVersionProvider: HandlerFactory = (ctx) => ({
   async check(olds, news) {
-    const failures: pulumi.dynamic.CheckFailure[] = unknownInputs({ managed: [] }, news, OWN_INPUTS, "AgentVersion");
+    const failures: pulumi.dynamic.CheckFailure[] = unknownInputs(
+      { managed: [] },
+      news,
+      OWN_INPUTS,
+      "AgentVersion",
+    );
     const pinned = news.pinnedVersion;
     if (pinned !== undefined && !containsUnknown(pinned)) {
       if (typeof pinned !== "number" || !Number.isInteger(pinned) || pinned < 0) {
-        failures.push({ property: "version", reason: "version: must be a published version number (an integer >= 0)" });
+        failures.push({
+          property: "version",
+          reason: "version: must be a published version number (an integer >= 0)",
+        });
       } else if (typeof news.agentId === "string" && !containsUnknown(news.agentId)) {
         // The pinned version is read when the pin is new or changed: a no-op preview reads nothing.
-        const pinChanged = olds.pinnedVersion !== pinned || olds.agentId !== news.agentId || olds.live !== news.live;
+        const pinChanged =
+          olds.pinnedVersion !== pinned || olds.agentId !== news.agentId || olds.live !== news.live;
         const problem = pinChanged
           ? await pinProblem(await ctx.client(), news.agentId, pinned, news.live !== false)
           : undefined;
@@ -184,7 +206,8 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     }
     for (const key of ["label", "notes"] as const) {
       const v = news[key];
-      if (v !== undefined && typeof v !== "string") failures.push({ property: key, reason: `${key}: must be a string` });
+      if (v !== undefined && typeof v !== "string")
+        failures.push({ property: key, reason: `${key}: must be a string` });
     }
     if (news.live !== undefined && typeof news.live !== "boolean" && !containsUnknown(news.live)) {
       failures.push({ property: "live", reason: "live: must be a boolean" });
@@ -196,7 +219,8 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     const replaces: string[] = [];
     if (olds.agentId !== news.agentId) replaces.push("agentId");
     if ((olds.pinnedVersion ?? null) !== (news.pinnedVersion ?? null)) replaces.push("version");
-    if (news.pinnedVersion === undefined && olds.contentHash !== news.contentHash) replaces.push("contentHash");
+    if (news.pinnedVersion === undefined && olds.contentHash !== news.contentHash)
+      replaces.push("contentHash");
     const changes =
       replaces.length > 0 ||
       (news.label !== undefined && news.label !== olds.label) ||
@@ -211,7 +235,10 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     // The version's detail comes with the publish (or the comparison that found it): no read again.
     const { detail: chosen, origin } =
       args.pinnedVersion !== undefined
-        ? { detail: await c.getAgent(args.agentId, { version: args.pinnedVersion }), origin: "pinned" as const }
+        ? {
+            detail: await c.getAgent(args.agentId, { version: args.pinnedVersion }),
+            origin: "pinned" as const,
+          }
         : await publishOrReuse(c, args);
     let detail = await syncMetadata(c, args, chosen);
     let activation = "none";

@@ -1,0 +1,163 @@
+/**
+ * Widget: the embeddable chat/talk widget of an agent, kept equal to what the program declares.
+ *
+ * Every agent has exactly one widget; the service prepares it on first read and can neither create
+ * nor delete it. So:
+ *
+ * - `check` validates the declared fields at preview (name bounds, exact https origins, `#RRGGBB`
+ *   colours, positions, button shapes, integer sizes), naming each field as the program spells it.
+ * - `create` adopts the agent's widget (a read prepares it), merge-patches the declared fields that
+ *   differ, then rotates the public key once (unless `rotateKeyOnCreate: false`), so that the secret
+ *   output `publicKey` is always a key that works.
+ * - `diff` compares the declared fields with what the service read back, projected onto the fields
+ *   the program sets: theme fields and modes left unset, origin order and colour case never cause a
+ *   change. `allowedOrigins` and `defaultVariables` are whole values (the declared set is the set).
+ * - `update` reads the widget, refuses when a field the stack manages was changed outside Pulumi
+ *   since the stack last saw it (run `pulumi refresh`), and merge-patches what differs from the
+ *   declaration; a changed
+ *   `rotateKeyTrigger` rotates the key. A key rotated outside Pulumi (its prefix no longer matches
+ *   the key in the state) shows as a change and the next `up` rotates again, so the stack's key is
+ *   always the live one.
+ * - `read` (refresh) brings the service's values of the managed fields back into the state.
+ * - `delete` pauses the widget (the service cannot delete it), so nothing is left serving.
+ *
+ * This file is the program side; the provider side is `provider.ts`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { withProvider } from "../../provider/providerResource";
+import { dynamicProvider } from "../../provider/shim";
+
+type In<T> = pulumi.Input<T>;
+
+/**
+ * Appearance and placement of the widget. Every field is optional: a field left unset keeps the
+ * service's value and is not managed.
+ */
+export interface WidgetThemeArgs {
+  /** Panel title. */
+  title?: In<string>;
+  /** Line under the title. */
+  subtitle?: In<string>;
+  /** First message shown to a visitor. */
+  welcomeMessage?: In<string>;
+  /** Logo image URL; `null` shows none. */
+  logoUrl?: In<string | null>;
+  /** Accent colour, `#RRGGBB` (compared without regard to case). */
+  accentColor?: In<string>;
+  /** Launcher text colour, `#RRGGBB`. */
+  launcherTextColor?: In<string>;
+  /** Visitor message bubble colour, `#RRGGBB`. */
+  userMessageColor?: In<string>;
+  /** Visitor message text colour, `#RRGGBB`. */
+  userMessageTextColor?: In<string>;
+  /** Agent message bubble colour, `#RRGGBB`. */
+  assistantMessageColor?: In<string>;
+  /** Agent message text colour, `#RRGGBB`. */
+  assistantMessageTextColor?: In<string>;
+  /** Corner the widget sits in. Service default `bottom-right`. */
+  position?: In<"bottom-right" | "bottom-left" | "top-right" | "top-left">;
+  /** Text of the launcher button. */
+  launcherLabel?: In<string>;
+  /** Launcher button shape. Service default `rounded`. */
+  buttonShape?: In<"rounded" | "square" | "pill">;
+  /** Panel corner radius, integer pixels (0 to 4096). */
+  panelRadius?: In<number>;
+  /** Message bubble radius, integer pixels (0 to 4096). */
+  messageRadius?: In<number>;
+  /** Launcher radius, integer pixels (0 to 4096). */
+  launcherRadius?: In<number>;
+  /** Icon radius, integer pixels (0 to 4096). */
+  iconRadius?: In<number>;
+  /** Dock icon size, integer pixels (0 to 4096). */
+  dockIconSize?: In<number>;
+  /** Launcher horizontal padding, integer pixels (0 to 4096). */
+  launcherPaddingX?: In<number>;
+  /** Launcher vertical padding, integer pixels (0 to 4096). */
+  launcherPaddingY?: In<number>;
+  /** Panel width, integer pixels (0 to 4096). */
+  widgetWidth?: In<number>;
+  /** Panel height, integer pixels (0 to 4096). */
+  widgetHeight?: In<number>;
+  /** Show the agent's inbound phone number in the panel. */
+  showInboundNumber?: In<boolean>;
+}
+
+/** The widget's configuration. Every field but `agentId` is optional: what is not set is not managed. */
+export interface WidgetArgs {
+  /** The agent whose widget this is (e.g. `agent.agentId`). Changing it moves to another agent's widget (replace). */
+  agentId: In<string>;
+  /** Display name, 1 to 255 characters. Service default: the agent's name. */
+  name?: In<string>;
+  /**
+   * The security boundary: the exact origins (`scheme://host[:port]`) whose pages may use the
+   * public key. https only, except `http://localhost` and `http://127.0.0.1`; no path, no
+   * wildcard. The whole set, in any order (it replaces the service's set). Service default: none.
+   */
+  allowedOrigins?: In<In<string>[]>;
+  /** Whether visitors can type (`chat`), talk (`talk`), or both. Service default: both on. */
+  enabledModes?: In<{ chat?: In<boolean>; talk?: In<boolean> }>;
+  /** Appearance and placement. */
+  theme?: In<WidgetThemeArgs>;
+  /**
+   * Values of the agent's `{{variables}}` for every conversation the widget starts. Keys are kept
+   * exactly as written. The whole map: a variable removed here is removed from the widget.
+   */
+  defaultVariables?: In<Record<string, In<string>>>;
+  /** `active` (serving) or `paused`. Default `active`: a widget paused elsewhere shows as drift. */
+  status?: In<"active" | "paused">;
+  /**
+   * Any value; changing it rotates the public key (the old key stops working, the new one is the
+   * secret output `publicKey`). Default: unset.
+   */
+  rotateKeyTrigger?: In<string | number>;
+  /**
+   * Rotate the key once on create, so `publicKey` is known from the first `up`. Default `true`.
+   * Set `false` when adopting a widget whose current key is already embedded in a site: `publicKey`
+   * is then `null` until the first rotation by `rotateKeyTrigger`.
+   */
+  rotateKeyOnCreate?: In<boolean>;
+}
+
+/**
+ * The embeddable widget of an agent (one per agent). Creating it adopts the agent's widget;
+ * destroying it pauses the widget. `publicKey` is a Pulumi secret.
+ */
+export class Widget extends pulumi.dynamic.Resource {
+  /** The widget's id in the service. */
+  declare readonly widgetId: pulumi.Output<string>;
+  /** The agent's id. */
+  declare readonly agentId: pulumi.Output<string>;
+  /** Tells which key is live (the first characters of the key). Plain. */
+  declare readonly publicKeyPrefix: pulumi.Output<string>;
+  /**
+   * The full public key from the last rotation made by this resource (secret). `null` only with
+   * `rotateKeyOnCreate: false` before the first rotation.
+   */
+  declare readonly publicKey: pulumi.Output<string | null>;
+  /** When that rotation happened (ISO 8601), or `null`. */
+  declare readonly keyRotatedAt: pulumi.Output<string | null>;
+  declare readonly name: pulumi.Output<string | undefined>;
+  declare readonly allowedOrigins: pulumi.Output<string[] | undefined>;
+  declare readonly status: pulumi.Output<"active" | "paused">;
+
+  constructor(name: string, args: WidgetArgs, opts?: pulumi.CustomResourceOptions) {
+    const options = withProvider(opts);
+    super(
+      dynamicProvider("widget"),
+      name,
+      {
+        ...args,
+        widgetId: undefined,
+        publicKeyPrefix: undefined,
+        publicKey: undefined,
+        keyRotatedAt: undefined,
+      },
+      {
+        ...options,
+        additionalSecretOutputs: [...new Set([...(options.additionalSecretOutputs ?? []), "publicKey"])],
+      },
+      "voice-agent",
+      "Widget",
+    );
+  }
+}
