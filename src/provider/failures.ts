@@ -3,8 +3,11 @@
  * check failure naming the input as the program writes it.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
 import type { Issue } from "../spec/common";
+import { parseWith } from "../spec/issues";
 import { toCamelKey } from "./normalize";
+import { dependsOnUnknown, type FieldPath } from "./unknowns";
 
 /** `builtin_tools.transfer_call.numbers[0].timezone` → `builtinTools.transferCall.numbers[0].timezone`. */
 export function inputPath(wirePath: string): string {
@@ -24,4 +27,24 @@ function clip(message: string, max = 300): string {
   return message.length <= max
     ? message
     : `${message.slice(0, max)}… (${message.length - max} more characters)`;
+}
+
+/**
+ * The failures of a body checked by `schema` and then `rules`, leaving out every problem that may
+ * come from a value unknown at preview (`unknowns`, paths in the program's spelling). The body may
+ * hold valid stand-ins for those values, so the rules check what is known; what they report about
+ * a stand-in is dropped with the rest.
+ */
+export function bodyFailures<T>(
+  schema: z.ZodType<T>,
+  rules: (data: T) => Issue[],
+  body: unknown,
+  unknowns: readonly FieldPath[],
+  toPath: (field: string) => string = inputPath,
+): pulumi.dynamic.CheckFailure[] {
+  const parsed = parseWith(schema, body);
+  const issues = parsed.ok ? rules(parsed.data) : parsed.issues;
+  return issues
+    .filter((i) => !dependsOnUnknown(toPath(i.field), i.code, unknowns))
+    .map((i) => failure(i, toPath(i.field)));
 }

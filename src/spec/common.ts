@@ -32,7 +32,11 @@ export function isE164(value: string): boolean {
  */
 export function normalizeE164(value: string): string | null {
   const compact = value.trim().replace(/[\s\-.()]/g, "");
-  const withPlus = compact.startsWith("+") ? compact : compact.startsWith("00") ? `+${compact.slice(2)}` : null;
+  const withPlus = compact.startsWith("+")
+    ? compact
+    : compact.startsWith("00")
+      ? `+${compact.slice(2)}`
+      : null;
   return withPlus !== null && isE164(withPlus) ? withPlus : null;
 }
 

@@ -7,8 +7,10 @@ import { describe, expect, test, vi } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
-import { analysisGroupHandler as h } from "../../src/resources/analysisGroup";
-import { checkAndCreate, emulatorForFile } from "./support";
+import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
+import { checkAndCreate, emulatorForFile, testContext } from "./support";
+
+const h = analysisGroupProvider(testContext);
 
 let _emu: RunningEmulator;
 let client: VoiceAgentClient;

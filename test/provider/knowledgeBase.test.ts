@@ -6,10 +6,12 @@
 import { describe, expect, test, vi } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { useClient } from "../../src/provider/context";
+import { contextFor } from "../../src/provider/context";
 import { UNKNOWN } from "../../src/provider/normalize";
-import { knowledgeBaseHandler as h } from "../../src/resources/knowledgeBase";
-import { checkAndCreate, emulatorForFile } from "./support";
+import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
+import { checkAndCreate, emulatorForFile, testContext } from "./support";
+
+const h = knowledgeBaseProvider(testContext);
 
 const PROCESSING_MS = 150;
 let _emu: RunningEmulator;
@@ -150,11 +152,11 @@ describe("lifecycle", () => {
     });
     const read = await h.read(id, outs);
     expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
-    await h.update(id, read.props, { ...inputs, name: "Texts renamed" });
+    const renamed = await h.update(id, read.props, { ...inputs, name: "Texts renamed" });
     expect((await client.getKnowledgeBase(id)).description).toBe("Set in the dashboard");
     // Once declared, it is managed.
     const declared = { ...inputs, name: "Texts renamed", description: "Ours" };
-    const outs2 = (await h.update(id, read.props, declared)).outs as Record<string, any>;
+    const outs2 = (await h.update(id, renamed.outs, declared)).outs as Record<string, any>;
     expect((await client.getKnowledgeBase(id)).description).toBe("Ours");
     expect((await h.diff(id, outs2, declared)).changes).toBe(false);
     expect((await h.diff(id, outs2, { ...declared, description: null })).changes).toBe(true);
@@ -216,17 +218,18 @@ describe("lifecycle", () => {
 
   test("waiting stops at readyTimeoutSeconds with the documents still processing named", async () => {
     const slow = await startEmulator({ port: 0, kbProcessingMs: 5_000 });
-    useClient(new VoiceAgentClient({ baseUrl: slow.url, apiKey: DEFAULT_API_KEY }));
+    const onSlow = knowledgeBaseProvider(
+      contextFor(new VoiceAgentClient({ baseUrl: slow.url, apiKey: DEFAULT_API_KEY })),
+    );
     try {
       const started = Date.now();
-      const err = (await h
+      const err = (await onSlow
         .create({ name: "Slow", documents: [{ name: "big", text: "a lot" }], readyTimeoutSeconds: 0.3 })
         .catch((e) => e)) as Error & { id?: string };
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(err.message).toMatch(/after 0\.3 s, still processing "big".*readyTimeoutSeconds/);
       expect(err.id).toEqual(expect.any(String));
     } finally {
-      useClient(client);
       await slow.close();
     }
   });

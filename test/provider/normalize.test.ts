@@ -3,13 +3,13 @@ import {
   canonicalJson,
   containsUnknown,
   contentHash,
-  e164,
   fromWire,
   mergePatch,
   project,
   toWire,
   UNKNOWN,
 } from "../../src/provider/normalize";
+import { normalizeE164 } from "../../src/spec/common";
 
 describe("value plumbing shared by the resources", () => {
   test("camelCase inputs map to the wire format and back, user-data keys untouched", () => {
@@ -59,8 +59,10 @@ describe("value plumbing shared by the resources", () => {
     expect(containsUnknown({ a: [1, { b: "known" }] })).toBe(false);
   });
 
-  test("phone numbers compare in E.164", () => {
-    expect(e164("+91 98000-00001")).toBe("+919800000001");
-    expect(e164("(91) 98000.00001")).toBe("+919800000001");
+  test("phone numbers read as E.164 only with their country code; none is ever invented", () => {
+    expect(normalizeE164("+91 98000-00001")).toBe("+919800000001");
+    expect(normalizeE164("0091 98000 00001")).toBe("+919800000001");
+    expect(normalizeE164("(91) 98000.00001")).toBeNull();
+    expect(normalizeE164("9800000001")).toBeNull();
   });
 });

@@ -1,0 +1,95 @@
+/**
+ * KnowledgeBase: a set of documents an agent can consult, kept equal to what the program declares.
+ *
+ * - `check` validates at preview: name bounds, each document exactly one of `text` or `url` (an
+ *   http(s) URL), document names unique (they are how the service matches documents on a replace).
+ * - `create` creates the knowledge base, `update` replaces it (`PUT`: name, description and the
+ *   whole document set; a document whose content did not change is not processed again). Both then
+ *   wait until every document is `ready`, at most `readyTimeoutSeconds`. A `failed` document fails
+ *   the operation with the document's name and error; so does the timeout. The knowledge base is
+ *   kept in the state all the same (an initialization failure), so the next `up` tries again
+ *   instead of creating a second one.
+ * - `diff` compares name, description (when set) and the documents as a set keyed by name. The
+ *   service never reads a text document's text back: a text document counts as unchanged while a
+ *   text document of that name exists; a changed text in the program is a change.
+ * - `read` (refresh) shows documents added, removed or changed from text to url elsewhere as drift.
+ * - `delete` removes it. While an agent's draft or live version uses it, the service refuses: the
+ *   error names the agents. Reference `kb.id` in the agent's `knowledgeBaseIds`, and a program that
+ *   detaches and deletes in one `up` updates the agent (and publishes its version) first.
+ *
+ * This file is the program side; the provider side is `provider.ts`.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { withProvider } from "../../provider/providerResource";
+import { dynamicProvider } from "../../provider/shim";
+
+type In<T> = pulumi.Input<T>;
+
+/** A document given as text. */
+export interface KnowledgeBaseTextDocumentArgs {
+  /** Unique within the knowledge base, 1 to 255 characters; documents are matched by name. */
+  name: In<string>;
+  /** The content (at least one character). */
+  text: In<string>;
+}
+
+/** A document fetched from a URL by the service. */
+export interface KnowledgeBaseUrlDocumentArgs {
+  /** Unique within the knowledge base, 1 to 255 characters; documents are matched by name. */
+  name: In<string>;
+  /** An http or https URL the service fetches. An unreachable URL makes the document `failed`. */
+  url: In<string>;
+}
+
+/** A document: exactly one of `text` or `url`. */
+export type KnowledgeBaseDocumentArgs = KnowledgeBaseTextDocumentArgs | KnowledgeBaseUrlDocumentArgs;
+
+/** Inputs of a {@link KnowledgeBase}. */
+export interface KnowledgeBaseArgs {
+  /** Display name, 1 to 255 characters. */
+  name: In<string>;
+  /** Free text. Default: unset (not managed); `null` clears it. */
+  description?: In<string | null>;
+  /** The whole document set, in any order. Default: no documents. */
+  documents?: In<In<KnowledgeBaseDocumentArgs>[]>;
+  /**
+   * How long create and update wait for every document to be `ready`. Default 300 seconds.
+   * Changing it alone changes nothing in the service.
+   */
+  readyTimeoutSeconds?: In<number>;
+}
+
+/** Default of `readyTimeoutSeconds`. */
+export const DEFAULT_KB_READY_TIMEOUT_SECONDS = 300;
+
+/** One document as last read: its id and processing status. */
+export interface KnowledgeBaseDocumentStatus {
+  name: string;
+  id: string;
+  source: "text" | "url";
+  status: "processing" | "ready" | "failed";
+  error: string | null;
+}
+
+/** A knowledge base. Attach it to agents with `knowledgeBaseIds: [kb.id]`. */
+export class KnowledgeBase extends pulumi.dynamic.Resource {
+  /** The knowledge base's id (also the resource's `id`). */
+  declare readonly knowledgeBaseId: pulumi.Output<string>;
+  /** Always `non_deterministic`. */
+  declare readonly kbType: pulumi.Output<string>;
+  /** Per document, by name: id, source and processing status as last read. */
+  declare readonly documentStatuses: pulumi.Output<KnowledgeBaseDocumentStatus[]>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly description: pulumi.Output<string | null | undefined>;
+
+  constructor(name: string, args: KnowledgeBaseArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      dynamicProvider("knowledgeBase"),
+      name,
+      { ...args, knowledgeBaseId: undefined, kbType: undefined, documentStatuses: undefined },
+      withProvider(opts),
+      "voice-agent",
+      "KnowledgeBase",
+    );
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * The KnowledgeBase's provider side: runs in the dynamic-provider process. See `index.ts` for
+ * what each step does; the comparison is the shared field-table algorithm (`provider/managed.ts`).
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { z } from "zod";
+import { ApiError, type KnowledgeBase as KnowledgeBaseRecord, type VoiceAgentClient } from "../../client";
+import { bodyFailures } from "../../provider/failures";
+import { unlessGone } from "../../provider/gone";
+import {
+  assertUnchanged,
+  changedFields,
+  type FieldTable,
+  observe,
+  pickManaged,
+  refreshedInputs,
+  unknownInputs,
+} from "../../provider/managed";
+import { isPlainObject, type Json, type JsonObject } from "../../provider/normalize";
+import type { HandlerFactory, Props } from "../../provider/resource";
+import { parseProps } from "../../provider/state";
+import { UNKNOWN, unknownPaths } from "../../provider/unknowns";
+import { checkKnowledgeBaseRules, KnowledgeBaseInput } from "../../spec";
+import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } from "./index";
+
+/** A document in one spelling: `{name, url}` or `{name, text}`. */
+const documentShape = (d: Json): Json =>
+  isPlainObject(d)
+    ? d.url !== undefined
+      ? { name: d.name ?? null, url: d.url }
+      : { name: d.name ?? null, text: d.text ?? null }
+    : d;
+
+/** The knowledge base's managed fields: documents are a set keyed by name. */
+const KB_FIELDS: FieldTable = {
+  managed: ["name", "description", "documents"],
+  paths: { documents: { keyedBy: "name" }, "documents[]": { canonical: documentShape } },
+};
+const OWN_INPUTS = ["readyTimeoutSeconds"] as const;
+
+const KbInputs = z.looseObject({
+  name: z.string(),
+  description: z.string().nullable().optional(),
+  readyTimeoutSeconds: z.number().positive().optional(),
+});
+const KbState = KbInputs.extend({ knowledgeBaseId: z.string(), kbType: z.string() });
+
+const inputs = (props: Props) => parseProps(KbInputs, props, "KnowledgeBase inputs");
+const state = (props: Props) => parseProps(KbState, props, "KnowledgeBase state");
+
+/** Stands for the text of a text document the program does not declare (the service never shows it). */
+const UNREAD_TEXT = "(text held by the service, not readable)";
+
+/** The managed configuration the program declares: documents default to none. */
+function declaredConfig(props: Props): JsonObject {
+  return pickManaged(KB_FIELDS, { ...props, documents: props.documents ?? [] });
+}
+
+/**
+ * What the service holds, in input spelling. The service never shows a text document's text: a
+ * text document of a name `declared` gives a text for counts as holding that text.
+ */
+function serviceConfig(kb: KnowledgeBaseRecord, declared: JsonObject): JsonObject {
+  const texts = new Map<Json, Json>();
+  for (const d of Array.isArray(declared.documents) ? declared.documents : []) {
+    if (isPlainObject(d) && d.text !== undefined) texts.set(d.name ?? null, d.text);
+  }
+  return pickManaged(KB_FIELDS, {
+    name: kb.name,
+    description: kb.description,
+    documents: kb.documents.map((d) =>
+      d.source === "url"
+        ? { name: d.name, url: d.url ?? "" }
+        : { name: d.name, text: texts.get(d.name) ?? UNREAD_TEXT },
+    ),
+  });
+}
+
+function statuses(kb: KnowledgeBaseRecord): KnowledgeBaseDocumentStatus[] {
+  return kb.documents
+    .map((d) => ({ name: d.name, id: d.id, source: d.source, status: d.status, error: d.error }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function outputs(props: Props, kb: KnowledgeBaseRecord): Props {
+  const declared = declaredConfig(props);
+  return {
+    ...props,
+    ...observe(KB_FIELDS, serviceConfig(kb, declared), declared),
+    knowledgeBaseId: kb.id,
+    kbType: kb.kb_type,
+    documentStatuses: statuses(kb),
+  };
+}
+
+/** The create/replace body; an unset description keeps the service's (`current`). */
+function body(props: Props, current?: KnowledgeBaseRecord): KnowledgeBaseInput {
+  const declared = declaredConfig(props);
+  const parsed = KnowledgeBaseInput.safeParse({
+    name: declared.name,
+    description: declared.description !== undefined ? declared.description : (current?.description ?? null),
+    documents: declared.documents,
+  });
+  if (!parsed.success) throw new Error("KnowledgeBase: invalid body", { cause: parsed.error });
+  return parsed.data;
+}
+
+/**
+ * An error Pulumi records as an initialization failure: the knowledge base exists (`id`), its
+ * state is kept, and the next `up` updates it again.
+ */
+function initFailure(message: string, id: string, properties: Props): Error {
+  return Object.assign(new Error(message), { id, properties, reasons: [message] });
+}
+
+/** Waits until every document is `ready`; a `failed` document or the timeout ends it with a clear error. */
+async function waitReady(
+  c: VoiceAgentClient,
+  kb: KnowledgeBaseRecord,
+  props: Props,
+): Promise<KnowledgeBaseRecord> {
+  const timeoutSeconds = inputs(props).readyTimeoutSeconds ?? DEFAULT_KB_READY_TIMEOUT_SECONDS;
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let current = kb;
+  let pause = 100;
+  for (;;) {
+    const failed = current.documents.filter((d) => d.status === "failed");
+    if (failed.length > 0) {
+      const list = failed.map((d) => `"${d.name}": ${d.error ?? "failed"}`).join("; ");
+      throw initFailure(
+        `Knowledge base "${current.name}" (${current.id}): document${failed.length > 1 ? "s" : ""} failed to process: ${list}. ` +
+          "Fix or remove the document and run `pulumi up` again.",
+        current.id,
+        outputs(props, current),
+      );
+    }
+    const processing = current.documents.filter((d) => d.status === "processing");
+    if (processing.length === 0) return current;
+    if (Date.now() >= deadline) {
+      throw initFailure(
+        `Knowledge base "${current.name}" (${current.id}): after ${timeoutSeconds} s, still processing ` +
+          `${processing.map((d) => `"${d.name}"`).join(", ")}. Run \`pulumi up\` again to keep waiting, ` +
+          "or raise readyTimeoutSeconds.",
+        current.id,
+        outputs(props, current),
+      );
+    }
+    await sleep(Math.min(pause, Math.max(0, deadline - Date.now())));
+    pause = Math.min(pause * 2, 2000);
+    current = await c.getKnowledgeBase(current.id);
+  }
+}
+
+/**
+ * A declared document with valid stand-ins for the values unknown at preview, so the rules check
+ * what is known; whatever they say about a stand-in is left out (`bodyFailures`).
+ */
+function withStandIns(d: unknown, i: number): unknown {
+  if (d === UNKNOWN) return { name: `(known after apply ${i})`, text: "(known after apply)" };
+  if (!isPlainObject(d)) return d;
+  const doc: Record<string, Json> = { ...d };
+  if (doc.name === UNKNOWN) doc.name = `(known after apply ${i})`;
+  if (doc.text === UNKNOWN) doc.text = "(known after apply)";
+  if (doc.url === UNKNOWN) doc.url = "https://known.after.apply";
+  return doc;
+}
+
+export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
+  async check(_olds, news) {
+    const failures = unknownInputs(KB_FIELDS, news, OWN_INPUTS, "KnowledgeBase");
+    const written = { name: news.name, description: news.description, documents: news.documents };
+    const unknowns = unknownPaths(written);
+    const wire = {
+      name: news.name === UNKNOWN ? "(known after apply)" : news.name,
+      ...(news.description !== undefined && news.description !== UNKNOWN
+        ? { description: news.description }
+        : {}),
+      ...(Array.isArray(news.documents)
+        ? { documents: news.documents.map(withStandIns) }
+        : news.documents !== undefined && news.documents !== UNKNOWN
+          ? { documents: news.documents }
+          : {}),
+    };
+    failures.push(...bodyFailures(KnowledgeBaseInput, checkKnowledgeBaseRules, wire, unknowns));
+    const t = news.readyTimeoutSeconds;
+    if (t !== undefined && t !== UNKNOWN && (typeof t !== "number" || !Number.isFinite(t) || t <= 0)) {
+      failures.push({
+        property: "readyTimeoutSeconds",
+        reason: "readyTimeoutSeconds: must be a number of seconds > 0",
+      });
+    }
+    return { inputs: news, failures };
+  },
+
+  async diff(_id, olds, news) {
+    const changed = changedFields(
+      KB_FIELDS,
+      { ...olds, documents: olds.documents ?? [] },
+      {
+        ...news,
+        documents: news.documents ?? [],
+      },
+    );
+    return { changes: changed.length > 0, diffs: changed };
+  },
+
+  async create(props) {
+    const c = await ctx.client();
+    const created = await c.createKnowledgeBase(body(props));
+    const ready = await waitReady(c, created, props);
+    return { id: ready.id, outs: outputs(props, ready) };
+  },
+
+  async read(id, props) {
+    const c = await ctx.client();
+    state(props);
+    const kb = await unlessGone(c.getKnowledgeBase(id));
+    if (!kb) return { id: undefined, props: {} };
+    const outs = outputs(props, kb);
+    return { id, props: outs, inputs: refreshedInputs(KB_FIELDS, props, outs, OWN_INPUTS) };
+  },
+
+  async update(id, olds, news) {
+    const c = await ctx.client();
+    const before = state(olds);
+    const current = await c.getKnowledgeBase(id);
+    // The service keeps no revision of a knowledge base: compare what the stack last saw before writing.
+    const seen = declaredConfig(olds);
+    assertUnchanged(KB_FIELDS, `Knowledge base "${before.name}" (${id})`, olds, serviceConfig(current, seen));
+    const written = await c.replaceKnowledgeBase(id, body(news, current));
+    const ready = await waitReady(c, written, news);
+    return { outs: outputs(news, ready) };
+  },
+
+  async delete(id, props) {
+    const c = await ctx.client();
+    const recorded = state(props);
+    try {
+      await c.deleteKnowledgeBase(id);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return;
+      if (err instanceof ApiError && err.code === "knowledge_base_in_use") {
+        throw new Error(
+          `Knowledge base "${recorded.name}" (${id}) cannot be deleted while agents use it: ${err.detailMessage}. ` +
+            "Remove its id from those agents' knowledgeBaseIds first (and put a version without it live); " +
+            "when the agent references `kb.id` in the same program, one `pulumi up` does both in order. " +
+            `(request ${err.requestId ?? "unknown"})`,
+          { cause: err },
+        );
+      }
+      throw err;
+    }
+  },
+});
