@@ -18,7 +18,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { VoiceAgentClient } from "../client";
-import { clientModule } from "../provider/lazy";
+import { clientModule } from "../provider/context";
 import { fromWire } from "../provider/normalize";
 
 type In<T> = pulumi.Input<T>;
@@ -155,12 +155,15 @@ export interface GetModelsOutputArgs {
  * A client for `namespace`, from the stack configuration. Clients are cheap: connections and the
  * request pacing are shared by every client of the same base URL and key.
  */
-function lookupClient(opts: LookupOptions = {}): VoiceAgentClient {
+async function lookupClient(opts: LookupOptions = {}): Promise<VoiceAgentClient> {
   const namespace = opts.namespace ?? "voice-agent";
-  const config = new pulumi.Config(namespace);
-  // `configFromPulumi` asks for `voice-agent:<key>`, then `<key>`; the namespace's Config answers the short form.
-  const source = { get: (key: string) => (key.includes(":") ? undefined : config.get(key)) };
-  const { ClientConfigError, configFromPulumi, VoiceAgentClient } = clientModule;
+  // `configFromPulumi` asks for `voice-agent:<key>`, then `<key>`; the namespace answers the short
+  // form. The values are read from the program's configuration as they are: the secret API key
+  // goes into the client only, never into an output, a log or an error.
+  const source = {
+    get: (key: string) => (key.includes(":") ? undefined : pulumi.runtime.getConfig(`${namespace}:${key}`)),
+  };
+  const { ClientConfigError, configFromPulumi, VoiceAgentClient } = await clientModule();
   if (namespace === "voice-agent") return new VoiceAgentClient(configFromPulumi(source, process.env));
   try {
     return new VoiceAgentClient(configFromPulumi(source, {}));
@@ -171,6 +174,7 @@ function lookupClient(opts: LookupOptions = {}): VoiceAgentClient {
       err.message
         .replaceAll("voice-agent:", `${namespace}:`)
         .replace(/ or the VOICE_AGENT_\w+ environment variable| \(or VOICE_AGENT_\w+\)/g, ""),
+      { cause: err },
     );
   }
 }
@@ -179,7 +183,10 @@ const camel = <T>(rows: unknown): T => fromWire(rows) as T;
 
 /** Voices of the catalogue, optionally for one provider and one language; withdrawn voices left out. */
 export async function getVoices(args: GetVoicesArgs = {}, opts?: LookupOptions): Promise<Voice[]> {
-  const rows = await lookupClient(opts).listVoices({ provider: args.provider, language: args.language });
+  const rows = await (await lookupClient(opts)).listVoices({
+    provider: args.provider,
+    language: args.language,
+  });
   return camel<Voice[]>(rows).filter((v) => args.includeWithdrawn || !v.withdrawn);
 }
 
@@ -193,7 +200,7 @@ export function getVoicesOutput(
 
 /** Language models of the catalogue; retired models left out. */
 export async function getModels(args: GetModelsArgs = {}, opts?: LookupOptions): Promise<Model[]> {
-  const rows = camel<Model[]>(await lookupClient(opts).listModels());
+  const rows = camel<Model[]>(await (await lookupClient(opts)).listModels());
   return rows.filter((m) => args.includeRetired || !m.retired);
 }
 
@@ -207,7 +214,7 @@ export function getModelsOutput(
 
 /** Speech-to-text engines of the catalogue. */
 export async function getTranscribers(opts?: LookupOptions): Promise<Transcriber[]> {
-  return camel<Transcriber[]>(await lookupClient(opts).listTranscribers());
+  return camel<Transcriber[]>(await (await lookupClient(opts)).listTranscribers());
 }
 
 /** Output form of {@link getTranscribers}. */
@@ -217,7 +224,7 @@ export function getTranscribersOutput(opts?: LookupOptions): pulumi.Output<Trans
 
 /** Languages the service speaks. */
 export async function getLanguages(opts?: LookupOptions): Promise<Language[]> {
-  return camel<Language[]>(await lookupClient(opts).listLanguages());
+  return camel<Language[]>(await (await lookupClient(opts)).listLanguages());
 }
 
 /** Output form of {@link getLanguages}. */
@@ -227,7 +234,7 @@ export function getLanguagesOutput(opts?: LookupOptions): pulumi.Output<Language
 
 /** What each TTS provider can do (model, languages, speed, emotion), keyed by provider. */
 export async function getTtsCapabilities(opts?: LookupOptions): Promise<TtsCapabilities> {
-  const raw = await lookupClient(opts).getTtsCapabilities();
+  const raw = await (await lookupClient(opts)).getTtsCapabilities();
   // Provider names are data: they keep their spelling.
   return Object.fromEntries(Object.entries(raw).map(([provider, caps]) => [provider, camel(caps)]));
 }
@@ -239,7 +246,7 @@ export function getTtsCapabilitiesOutput(opts?: LookupOptions): pulumi.Output<Tt
 
 /** Phone numbers the workspace rents (bought in the dashboard). */
 export async function getNumbers(opts?: LookupOptions): Promise<PhoneNumber[]> {
-  return camel<PhoneNumber[]>(await lookupClient(opts).listNumbers());
+  return camel<PhoneNumber[]>(await (await lookupClient(opts)).listNumbers());
 }
 
 /** Output form of {@link getNumbers}. */
@@ -249,7 +256,7 @@ export function getNumbersOutput(opts?: LookupOptions): pulumi.Output<PhoneNumbe
 
 /** WhatsApp numbers connected to the workspace. */
 export async function getWhatsAppNumbers(opts?: LookupOptions): Promise<WhatsAppNumber[]> {
-  return camel<WhatsAppNumber[]>(await lookupClient(opts).listWhatsAppNumbers());
+  return camel<WhatsAppNumber[]>(await (await lookupClient(opts)).listWhatsAppNumbers());
 }
 
 /** Output form of {@link getWhatsAppNumbers}. */
@@ -259,7 +266,7 @@ export function getWhatsAppNumbersOutput(opts?: LookupOptions): pulumi.Output<Wh
 
 /** Approved WhatsApp templates of the workspace. */
 export async function getWhatsAppTemplates(opts?: LookupOptions): Promise<WhatsAppTemplate[]> {
-  return camel<WhatsAppTemplate[]>(await lookupClient(opts).listWhatsAppTemplates());
+  return camel<WhatsAppTemplate[]>(await (await lookupClient(opts)).listWhatsAppTemplates());
 }
 
 /** Output form of {@link getWhatsAppTemplates}. */

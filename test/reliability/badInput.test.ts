@@ -8,12 +8,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
-import { useClient } from "../../src/provider/context";
-import { agentHandler } from "../../src/resources/agent";
-import { agentVersionHandler } from "../../src/resources/agentVersion";
-import { analysisGroupHandler } from "../../src/resources/analysisGroup";
-import { knowledgeBaseHandler } from "../../src/resources/knowledgeBase";
-import { widgetHandler } from "../../src/resources/widget";
+import { contextFor } from "../../src/provider/context";
+import type { ProviderContext } from "../../src/provider/resource";
+import { agentProvider } from "../../src/resources/agent/provider";
+import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
+import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
+import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
+import { widgetProvider } from "../../src/resources/widget/provider";
 import { api, DEFAULT_API_KEY, type Emulator, newProject, startEmulator } from "./support";
 
 type Kind = "agent" | "agentVersion" | "widget" | "knowledgeBase" | "analysisGroup";
@@ -29,12 +30,17 @@ interface Case {
   code?: string;
 }
 
+let context: ProviderContext | undefined;
+const viaContext: ProviderContext = {
+  client: () => (context ? context.client() : Promise.reject(new Error("no emulator yet"))),
+  warmUp: () => undefined,
+};
 const handlers = {
-  agent: agentHandler,
-  agentVersion: agentVersionHandler,
-  widget: widgetHandler,
-  knowledgeBase: knowledgeBaseHandler,
-  analysisGroup: analysisGroupHandler,
+  agent: agentProvider(viaContext),
+  agentVersion: agentVersionProvider(viaContext),
+  widget: widgetProvider(viaContext),
+  knowledgeBase: knowledgeBaseProvider(viaContext),
+  analysisGroup: analysisGroupProvider(viaContext),
 };
 
 const UNHELD = randomUUID();
@@ -503,10 +509,10 @@ beforeAll(async () => {
   // Before the provider reads the catalogue (once per process): a withdrawn voice, a retired model.
   await fetch(`${emu.url}/_emulator/voices/sarvam/anushka/withdraw`, { method: "POST" });
   await fetch(`${emu.url}/_emulator/models/gemini-1.5-flash/retire`, { method: "POST" });
-  useClient(new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY }));
+  context = contextFor(new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY }));
 });
 afterAll(async () => {
-  useClient(undefined);
+  context = undefined;
   await emu?.close();
 });
 
@@ -551,7 +557,10 @@ describe("bad input is refused at preview, naming the field", () => {
       { rule: "agent_not_published: a draft cannot be pinned", pinned: 1, expect: /version 1 is a draft/ },
     ];
     for (const r of rows) {
-      const res = await agentVersionHandler.check({}, { agentId: a.id, pinnedVersion: r.pinned, live: true });
+      const res = await handlers.agentVersion.check(
+        {},
+        { agentId: a.id, pinnedVersion: r.pinned, live: true },
+      );
       const f = (res.failures ?? []).find((x) => x.property === "version");
       expect(f?.reason, r.rule).toMatch(r.expect);
     }
@@ -602,7 +611,7 @@ describe("bad input is refused at preview, naming the field", () => {
   }, 120_000);
 
   test("a prompt naming a built-in tool that is not enabled is refused at preview", async () => {
-    const res = await agentHandler.check(
+    const res = await handlers.agent.check(
       {},
       { name: "Bad tools", systemPrompt: "## Call Flow\nPut the caller on hold with <hold_call>." },
     );
