@@ -1,5 +1,6 @@
 /** The package's commands, as a user runs them: `npx voice-agent-emulator`, `npx voice-agent-diff`. */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import { REPO_ROOT } from "./support/pulumi";
@@ -34,5 +35,51 @@ describe("commands", () => {
     expect(execFileSync(bin("voice-agent-diff"), ["--help"], { encoding: "utf8" })).toContain(
       "usage: voice-agent-diff",
     );
+  });
+
+  test("voice-agent-diff --help is complete; an unknown flag is refused with exit code 2", () => {
+    const help = execFileSync(bin("voice-agent-diff"), ["--help"], { encoding: "utf8" });
+    for (const flag of ["--title", "--resolve", "--help", "VOICE_AGENT_BASE_URL", "Exit codes"]) {
+      expect(help).toContain(flag);
+    }
+    const wrong = spawnSync(bin("voice-agent-diff"), ["--titel", "x"], { encoding: "utf8" });
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain("--titel");
+  });
+
+  test("voice-agent-emulator: complete --help, unknown flags refused, a non-loopback host needs --allow-remote", () => {
+    const help = execFileSync(bin("voice-agent-emulator"), ["--help"], { encoding: "utf8" });
+    for (const flag of [
+      "--host",
+      "--allow-remote",
+      "--port",
+      "--db",
+      "--workspace",
+      "--rate-limit",
+      "--rate-window-seconds",
+    ]) {
+      expect(help).toContain(flag);
+    }
+    const wrong = spawnSync(bin("voice-agent-emulator"), ["--prot", "0"], { encoding: "utf8" });
+    expect(wrong.status).toBe(2);
+    const remote = spawnSync(bin("voice-agent-emulator"), ["--host", "0.0.0.0", "--port", "0"], {
+      encoding: "utf8",
+      timeout: 10_000,
+    });
+    expect(remote.status).toBe(2);
+    expect(remote.stderr).toContain("--allow-remote");
+  });
+
+  // Node 20 is the default of many CI images; the machines here ship it as the system Node.
+  const node20 = ["/usr/bin/node", "/usr/local/bin/node"].find(
+    (p) => existsSync(p) && execFileSync(p, ["--version"], { encoding: "utf8" }).startsWith("v20."),
+  );
+  test.skipIf(!node20)("on Node 20 both commands say they need Node 22, without a stack trace", () => {
+    for (const script of ["dist/gitops/cli.js", "dist/emulator/cli.js"]) {
+      const run = spawnSync(node20 as string, [path.join(REPO_ROOT, script), "--help"], { encoding: "utf8" });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(/needs Node\.js 22 or newer; this is Node\.js v20/);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 });

@@ -39,6 +39,11 @@ export interface EmulatorOptions {
   rateLimitPerMinute?: number;
   /** How long knowledge-base documents stay `processing` (default 100 ms). */
   kbProcessingMs?: number;
+  /**
+   * Length of the rate limit's moving window in milliseconds (default 60,000, as the reference
+   * says). A shorter window lets a test watch a full window pass without waiting a minute.
+   */
+  rateWindowMs?: number;
 }
 
 /** A running emulator. */
@@ -85,7 +90,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
   const faults = new Faults();
   const log = new RequestLog();
-  const limiter = new RateLimiter(settings.rateLimitPerMinute);
+  const limiter = new RateLimiter(settings.rateLimitPerMinute, options.rateWindowMs);
   const server: Server = createServer(
     { keepAliveTimeout: 30_000 },
     createListener({ state, settings, faults, log, limiter }),

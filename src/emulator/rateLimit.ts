@@ -1,6 +1,7 @@
-/** The request rate limit: a moving window of N requests per 60 s per key. */
+/** The request rate limit: a moving window of N requests per 60 s per key (the window is configurable for tests). */
 
-const WINDOW_MS = 60_000;
+/** The reference's window: 60 seconds. */
+export const DEFAULT_RATE_WINDOW_MS = 60_000;
 
 /** Outcome of counting one request. */
 export interface RateDecision {
@@ -20,7 +21,11 @@ interface Window {
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
 
-  constructor(public limit: number) {}
+  constructor(
+    public limit: number,
+    /** The window's length; the reference's is 60 s, a shorter one lets tests see it pass quickly. */
+    readonly windowMs = DEFAULT_RATE_WINDOW_MS,
+  ) {}
 
   clear(): void {
     this.windows.clear();
@@ -34,14 +39,14 @@ export class RateLimiter {
       w = { stamps: [], head: 0 };
       this.windows.set(key, w);
     }
-    while (w.head < w.stamps.length && (w.stamps[w.head] as number) <= now - WINDOW_MS) w.head++;
+    while (w.head < w.stamps.length && (w.stamps[w.head] as number) <= now - this.windowMs) w.head++;
     if (w.head > 1024 && w.head * 2 > w.stamps.length) {
       w.stamps = w.stamps.slice(w.head);
       w.head = 0;
     }
     const count = w.stamps.length - w.head;
     const oldest = w.stamps[w.head];
-    const resetFor = (t: number) => Math.max(1, Math.ceil((t + WINDOW_MS - now) / 1000));
+    const resetFor = (t: number) => Math.max(1, Math.ceil((t + this.windowMs - now) / 1000));
     if (count >= this.limit) {
       return { allowed: false, limit: this.limit, remaining: 0, resetSeconds: resetFor(oldest ?? now) };
     }

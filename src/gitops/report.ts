@@ -19,8 +19,13 @@ export interface PreviewJson {
 export interface PreviewStep {
   op: string;
   urn: string;
-  oldState?: { type: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
-  newState?: { type: string; inputs?: Record<string, unknown> };
+  oldState?: {
+    type: string;
+    id?: string;
+    inputs?: Record<string, unknown>;
+    outputs?: Record<string, unknown>;
+  };
+  newState?: { type: string; inputs?: Record<string, unknown>; dependencies?: string[] };
   diffReasons?: string[];
   replaceReasons?: string[];
 }
@@ -99,7 +104,14 @@ function lineDiff(path: string, before: string, after: string): string {
     },
   );
   const body = patch.split("\n").slice(4).join("\n").trimEnd();
-  return `<details open><summary><code>${path}</code></summary>\n\n\`\`\`diff\n${body}\n\`\`\`\n</details>\n`;
+  const fence = fenceFor(body);
+  return `<details open><summary><code>${path}</code></summary>\n\n${fence}diff\n${body}\n${fence}\n</details>\n`;
+}
+
+/** A code fence longer than any run of backticks in `text`, so the text cannot close it (CommonMark). */
+export function fenceFor(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return "`".repeat(Math.max(3, longest + 1));
 }
 
 /** The changed fields of one step, as a table and line diffs. */
@@ -123,6 +135,20 @@ function fieldChanges(step: PreviewStep): string {
 }
 
 /**
+ * The Agent step of an AgentVersion step: the Agent it depends on (its `agent` input makes the
+ * dependency), else the Agent whose id it names. Never another agent of the same stack.
+ */
+function agentStepOf(step: PreviewStep, steps: PreviewStep[]): PreviewStep | undefined {
+  const agents = steps.filter((s) => typeOf(s) === "Agent" && s.op !== "delete");
+  const deps = new Set(step.newState?.dependencies ?? []);
+  const byDependency = agents.find((s) => deps.has(s.urn));
+  if (byDependency) return byDependency;
+  const agentId = step.newState?.inputs?.agentId ?? step.oldState?.outputs?.agentId;
+  if (typeof agentId !== "string" || agentId === UNKNOWN) return undefined;
+  return agents.find((s) => s.oldState?.outputs?.agentId === agentId || s.oldState?.id === agentId);
+}
+
+/**
  * What the stack recorded about an AgentVersion step's agent: the Agent's `knownVersions` (the
  * versions this stack saw published, by content hash), plus the version the AgentVersion published
  * last, which the Agent's update records; the hash the Agent will have; and whether the state has
@@ -133,22 +159,19 @@ function recordOf(step: PreviewStep, steps: PreviewStep[]) {
   if (typeOf(step) !== "AgentVersion" || !["create", "replace"].includes(step.op)) return undefined;
   if (inputs.pinnedVersion !== undefined || typeof inputs.agentId !== "string" || inputs.agentId === UNKNOWN)
     return undefined;
-  const agentStep = steps.find(
-    (s) =>
-      typeOf(s) === "Agent" &&
-      s.op !== "delete" &&
-      (s.oldState?.outputs?.agentId === inputs.agentId || (s as any).oldState?.id === inputs.agentId),
-  );
+  const agentStep = agentStepOf(step, steps);
   if (!agentStep?.newState?.inputs) return undefined;
   const old = agentStep.oldState?.outputs ?? {};
-  const known: Record<string, number> = { ...(old.knownVersions ?? {}) };
+  const known: Record<string, number> = {
+    ...((old.knownVersions as Record<string, number> | undefined) ?? {}),
+  };
   const published = step.oldState?.outputs?.version;
   if (typeof published === "number" && published === old.draftVersion && typeof old.contentHash === "string")
     known[old.contentHash] = published;
   const hash = agentStep.newState.inputs.contentHash;
   return {
     agentId: inputs.agentId as string,
-    agentInputs: agentStep.newState.inputs as Record<string, any>,
+    agentInputs: agentStep.newState.inputs,
     recorded: typeof hash === "string" ? known[hash] : undefined,
     // Versions above this one were published outside the stack's sight; -1 when nothing is recorded.
     knownUpTo: old.knownVersions ? Math.max(-1, ...Object.values(known)) : -1,
@@ -206,7 +229,7 @@ export async function findReusedVersions(
 function versionPlan(step: PreviewStep, steps: PreviewStep[], reused?: number, checked = false): string {
   const inputs = step.newState?.inputs ?? {};
   const old = step.oldState?.outputs ?? {};
-  const agentStep = steps.find((s) => typeOf(s) === "Agent" && s.newState?.inputs && s.op !== "delete");
+  const agentStep = agentStepOf(step, steps);
   const agentOld = agentStep?.oldState?.outputs ?? {};
   const live = inputs.live !== false;
   const replacing = old.version !== undefined ? ` (replacing live version ${old.version})` : "";
@@ -252,6 +275,13 @@ function versionPlan(step: PreviewStep, steps: PreviewStep[], reused?: number, c
   );
 }
 
+/** A replace reason as the user knows it: internal inputs named by what they stand for. */
+function reasonName(input: string): string {
+  if (input === "contentHash") return "the agent's configuration";
+  if (input === "pinnedVersion") return "`version`";
+  return `\`${input}\``;
+}
+
 function blocked(step: PreviewStep): string {
   const reasons = (step.oldState?.outputs?.blockedReasons as string[] | undefined) ?? [];
   return reasons.length ? `\n> **Blocked:** ${reasons.join("; ")}\n` : "";
@@ -284,7 +314,7 @@ export function renderReport(
     const [sign, action] = ACTIONS[s.op]!;
     const type = typeOf(s);
     const reasons = s.replaceReasons?.length
-      ? ` (because of ${s.replaceReasons.map((r) => `\`${r}\``).join(", ")})`
+      ? ` (because of ${s.replaceReasons.map(reasonName).join(", ")})`
       : "";
     const plan = type === "AgentVersion" ? versionPlan(s, steps, reused.get(s.urn), checked) : "";
     return `#### ${sign} ${type} \`${nameOf(s.urn)}\`: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}`;

@@ -33,7 +33,9 @@ describe("voice-agent-diff report", () => {
     expect(md).toContain("```diff");
     expect(md).toMatch(/^-.*arrange returns\.$/m);
     expect(md).toMatch(/^\+.*arrange returns and exchanges\.$/m);
-    expect(md).toMatch(/#### \+- AgentVersion `support-live`: replace \(because of `contentHash`\)/);
+    expect(md).toMatch(
+      /#### \+- AgentVersion `support-live`: replace \(because of the agent's configuration\)/,
+    );
     expect(md).toContain(
       "Publishes the agent's draft as version **1** and puts it live (replacing live version 0)",
     );
@@ -134,5 +136,81 @@ describe("voice-agent-diff report", () => {
     expect(() => execFileSync(process.execPath, [cli], { input: "not json", stdio: "pipe" })).toThrow(
       /not the JSON/,
     );
+  });
+});
+
+describe("voice-agent-diff report: defects fixed", () => {
+  /**
+   * A stack with two agents, built from the recorded prompt-change preview: a second agent whose
+   * state says it is at versions 0 (latest 0), next to the first at 7, each with its AgentVersion.
+   */
+  function twoAgents(): PreviewJson {
+    const one = fixture("support-agent-prompt-change");
+    const steps = one.steps ?? [];
+    const agent = structuredClone(steps.find((s) => s.urn.endsWith("::support"))!);
+    const version = structuredClone(steps.find((s) => s.urn.endsWith("::support-live"))!);
+    agent.oldState!.outputs = {
+      ...agent.oldState!.outputs,
+      draftVersion: 7,
+      latestVersion: 7,
+      liveVersion: 7,
+    };
+    version.oldState!.outputs = { ...version.oldState!.outputs, version: 7 };
+    const second = structuredClone(agent);
+    const secondVersion = structuredClone(version);
+    second.urn = agent.urn.replace(/::support$/, "::sales");
+    second.oldState!.id = "00000000-0000-4000-8000-000000000002";
+    second.oldState!.outputs = {
+      ...second.oldState!.outputs,
+      agentId: second.oldState!.id,
+      draftVersion: 0,
+      latestVersion: 0,
+      liveVersion: 0,
+      knownVersions: {},
+    };
+    secondVersion.urn = version.urn.replace(/::support-live$/, "::sales-live");
+    secondVersion.newState!.inputs = { ...secondVersion.newState!.inputs, agentId: second.oldState!.id };
+    secondVersion.newState!.dependencies = [second.urn];
+    secondVersion.oldState!.outputs = { ...secondVersion.oldState!.outputs, version: 0 };
+    // The second agent's steps come after the first's, as the engine lists them.
+    return {
+      ...one,
+      steps: [...steps.filter((s) => s !== undefined), second, secondVersion].map((s) =>
+        s.urn.endsWith("::support") ? agent : s.urn.endsWith("::support-live") ? version : s,
+      ),
+    };
+  }
+
+  test("with two agents, each version section names its own agent's next version", () => {
+    const md = renderReport(twoAgents());
+    const sales = md.slice(md.indexOf("AgentVersion `sales-live`"));
+    const support = md.slice(
+      md.indexOf("AgentVersion `support-live`"),
+      md.indexOf("AgentVersion `sales-live`") > md.indexOf("AgentVersion `support-live`")
+        ? md.indexOf("AgentVersion `sales-live`")
+        : undefined,
+    );
+    expect(support).toContain("as version **8** and puts it live (replacing live version 7)");
+    expect(sales).toContain("as version **1** and puts it live (replacing live version 0)");
+  });
+
+  test("a prompt holding three backticks cannot close the diff's fence", () => {
+    const preview = fixture("support-agent-prompt-change");
+    const step = preview.steps!.find((s) => s.urn.endsWith("::support"))!;
+    step.newState!.inputs = {
+      ...step.newState!.inputs,
+      systemPrompt: "## Agent Purpose\nShow JSON like this:\n```json\n{}\n```\nThen stop.",
+    };
+    const md = renderReport(preview);
+    const diff = md.slice(md.indexOf("<summary><code>systemPrompt</code></summary>"));
+    const fence = /\n(`{3,})diff\n/.exec(diff)?.[1] ?? "";
+    expect(fence.length).toBeGreaterThan(3);
+    const body = diff.slice(diff.indexOf(`${fence}diff\n`) + fence.length + 5);
+    expect(body.indexOf(`\n${fence}\n`)).toBeGreaterThan(body.indexOf("Then stop."));
+  });
+
+  test("internal inputs are never listed as changed fields nor as replace reasons", () => {
+    const md = renderReport(fixture("support-agent-prompt-change"));
+    expect(md).not.toMatch(/contentHash|knownVersions|documentRevision|draftVersion/);
   });
 });
