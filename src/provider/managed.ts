@@ -41,22 +41,25 @@ export function opaquePaths(table: FieldTable): ReadonlySet<string> {
   );
 }
 
-function normalizeAt(value: Json, path: string, table: FieldTable): Json {
-  if (value === UNKNOWN || containsUnknown(value)) return value;
+function normalizeAt(value: Json, path: string, table: FieldTable, reorder = true): Json {
+  if (value === UNKNOWN || (reorder && containsUnknown(value))) return value;
   const rule = table.paths?.[path];
   if (rule && "opaque" in rule) return value;
   let v = value;
   if (Array.isArray(v)) {
-    v = v.map((item) => normalizeAt(item, `${path}[]`, table));
-    if (rule && "set" in rule)
+    v = v.map((item) => normalizeAt(item, `${path}[]`, table, reorder));
+    if (reorder && rule && "set" in rule) {
       v = [...new Set(v.map((x) => JSON.stringify(x)))].sort().map((s) => JSON.parse(s));
-    if (rule && "keyedBy" in rule) {
+    }
+    if (reorder && rule && "keyedBy" in rule) {
       const key = rule.keyedBy;
       v = [...v].sort((a, b) => String(keyOf(a, key)).localeCompare(String(keyOf(b, key))));
     }
   } else if (isPlainObject(v)) {
     const out: JsonObject = {};
-    for (const [k, child] of Object.entries(v)) out[k] = normalizeAt(child, path ? `${path}.${k}` : k, table);
+    for (const [k, child] of Object.entries(v)) {
+      out[k] = normalizeAt(child, path ? `${path}.${k}` : k, table, reorder);
+    }
     v = out;
   }
   return rule && "canonical" in rule ? rule.canonical(v) : v;
@@ -81,13 +84,14 @@ export function pickManaged(table: FieldTable, values: Readonly<Record<string, u
 }
 
 /**
- * The managed fields `values` sets, exactly as written: what the check validates, so that messages
- * name the user's own list indexes (before sets are sorted).
+ * The managed fields `values` sets, in their canonical spelling but in the order written (sets not
+ * sorted, lists not reordered, values unknown at preview in place): what the check validates, so
+ * that messages name the user's own list indexes.
  */
 export function pickWritten(table: FieldTable, values: Readonly<Record<string, unknown>>): JsonObject {
   const out: JsonObject = {};
   for (const key of table.managed) {
-    if (values[key] !== undefined) out[key] = values[key] as Json;
+    if (values[key] !== undefined) out[key] = normalizeAt(values[key] as Json, key, table, false);
   }
   return out;
 }

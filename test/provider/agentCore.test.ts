@@ -146,3 +146,8 @@ test("a refusal of an over-long prompt does not echo the whole prompt", async ()
   expect(reasons).toHaveLength(1);
   expect((reasons[0] ?? "").length).toBeLessThan(1_000);
 });
+
+test("a misspelt key inside a variable is refused, not dropped", async () => {
+  const reasons = await failuresOf({ variables: [{ key: "order_id", defualtValue: "none" }] });
+  expect(reasons.join("\n")).toContain("variables[0].defualtValue");
+});

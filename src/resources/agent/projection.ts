@@ -38,12 +38,21 @@ export const AGENT_FIELDS: FieldTable = {
     knowledgeBaseIds: { set: true },
     analysisGroupIds: { set: true },
     variables: { keyedBy: "key" },
+    // The service adds `systemDefined` and `deletable` to every variable; anything else a program
+    // writes stays, so the schema refuses a misspelt key.
     "variables[]": {
-      canonical: (v) => (isPlainObject(v) ? { key: v.key ?? null, defaultValue: v.defaultValue ?? null } : v),
+      canonical: (v) => {
+        if (!isPlainObject(v)) return v;
+        const { systemDefined: _s, deletable: _d, ...rest } = v;
+        return { ...rest, defaultValue: rest.defaultValue ?? null };
+      },
     },
     "memory.fields": { keyedBy: "key" },
     "numbers.inboundPhone": { canonical: phone },
     "numbers.inboundWhatsapp": { canonical: phone },
+    // The service refuses a transfer number not written in E.164; spaces and dashes in a number
+    // written with its country code are only spelling. Digits without one are never given one.
+    "builtinTools.transferCall.numbers[].number": { canonical: phone },
   },
 };
 
