@@ -10,7 +10,6 @@ cd "$PVA_ROOT"
 state="$PVA_ROOT/.pulumi-state"
 rm -rf "$state" && mkdir -p "$state/backend"
 export PULUMI_HOME="$state/home" PULUMI_BACKEND_URL="file://$state/backend" PULUMI_CONFIG_PASSPHRASE="demo"
-export NODE_OPTIONS="--disable-warning=ExperimentalWarning"
 unset VOICE_AGENT_API_KEY VOICE_AGENT_BASE_URL
 
 # The emulator, in memory, on a free port; its first line says where it listens.
@@ -29,27 +28,44 @@ pulumi stack init demo --non-interactive >/dev/null
 pulumi config set voice-agent:baseUrl "$url"
 pulumi config set --secret voice-agent:apiKey va_test_local
 
+# Runs a command and prints its output; fails when it printed a warning nobody asked for (a Node.js
+# warning, a Pulumi `warning:` diagnostic): users see exactly what the demo shows.
+quiet() {
+  local out
+  out="$("$@" 2>&1)" || { printf '%s\n' "$out"; return 1; }
+  printf '%s\n' "$out"
+  if grep -qiE '\(node:[0-9]+\)|ExperimentalWarning|warning:' <<<"$out"; then
+    echo "demo: unexpected warning in the output of: $*" >&2
+    return 1
+  fi
+}
+no_warning_in() {
+  if grep -q '"severity": *"warning"' "$1"; then echo "demo: unexpected warning in $1" >&2; return 1; fi
+}
+
 echo "==> pulumi up: publish version 0 and put it live"
-pulumi up --yes --non-interactive
+quiet pulumi up --yes --non-interactive
 echo "==> pulumi preview --expect-no-changes"
-pulumi preview --expect-no-changes --non-interactive >/dev/null && echo "no changes: the service matches the program"
+quiet pulumi preview --expect-no-changes --non-interactive >/dev/null && echo "no changes: the service matches the program"
 
 echo "==> a pull request changes the prompt: the report a reviewer reads"
 pulumi config set demo:exchanges true
 pulumi config set demo:release 2026.11.2
 pulumi preview --json --non-interactive >"$state/preview.json"
+no_warning_in "$state/preview.json"
 VOICE_AGENT_BASE_URL="$url" VOICE_AGENT_API_KEY=va_test_local node dist/gitops/cli.js --resolve "$state/preview.json"
 echo "==> merged: pulumi up publishes version 1 and puts it live"
-pulumi up --yes --non-interactive --suppress-outputs | tail -n 4
+quiet pulumi up --yes --non-interactive --suppress-outputs | tail -n 4
 
 echo "==> the change is reverted: the report names the version that comes back (from the preview alone)"
 pulumi config rm demo:exchanges
 pulumi config rm demo:release
 pulumi preview --json --non-interactive >"$state/revert.json"
+no_warning_in "$state/revert.json"
 node dist/gitops/cli.js "$state/revert.json" | grep -A2 '^#### .* AgentVersion' | grep -v '^$'
 echo "==> merged: pulumi up puts version 0 back live (nothing published)"
-pulumi up --yes --non-interactive --suppress-outputs | tail -n 4
-pulumi preview --expect-no-changes --non-interactive >/dev/null && echo "no changes: the service matches the program"
+quiet pulumi up --yes --non-interactive --suppress-outputs | tail -n 4
+quiet pulumi preview --expect-no-changes --non-interactive >/dev/null && echo "no changes: the service matches the program"
 
 echo "==> what went live"
 VOICE_AGENT_BASE_URL="$url" VOICE_AGENT_API_KEY=va_test_local node demo/show.js "$(pulumi stack output agentId)"

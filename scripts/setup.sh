@@ -61,6 +61,24 @@ if [ ! -x "$PVA_PULUMI_DIR/bin/pulumi" ] || [ ! -x "$PVA_PULUMI_DIR/bin/pulumi-l
   fi
   exec 9>&-
 fi
+# The language host is ours (toolchain/langhost): rebuild it alone when its sources changed since the
+# cached build (seconds with Go's build cache), so a change to it never runs stale.
+langhost_hash="$(cat toolchain/go.mod toolchain/go.sum toolchain/langhost/*.go | sha256sum | cut -c1-16)"
+if [ "$(cat "$PVA_PULUMI_DIR/bin/.langhost-hash" 2>/dev/null)" != "$langhost_hash" ]; then
+  exec 9>"$PVA_CACHE_DIR/pulumi-v$PVA_PULUMI_VERSION.lock"
+  flock 9
+  if [ "$(cat "$PVA_PULUMI_DIR/bin/.langhost-hash" 2>/dev/null)" != "$langhost_hash" ]; then
+    log "building the language host (its sources changed)"
+    (
+      cd toolchain
+      export CGO_ENABLED=0 GOFLAGS=-mod=readonly
+      go build -trimpath -ldflags "-s -w" -o "$PVA_PULUMI_DIR/bin/pulumi-language-nodejs.tmp" ./langhost
+    )
+    mv "$PVA_PULUMI_DIR/bin/pulumi-language-nodejs.tmp" "$PVA_PULUMI_DIR/bin/pulumi-language-nodejs"
+    echo "$langhost_hash" >"$PVA_PULUMI_DIR/bin/.langhost-hash"
+  fi
+  exec 9>&-
+fi
 # The dynamic-provider plugin is a script kept in the repo: refresh it when it changed.
 cmp -s toolchain/pulumi-resource-pulumi-nodejs "$PVA_PULUMI_DIR/bin/pulumi-resource-pulumi-nodejs" ||
   cp toolchain/pulumi-resource-pulumi-nodejs "$PVA_PULUMI_DIR/bin/"

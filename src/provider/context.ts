@@ -18,7 +18,12 @@ import type { ProviderContext } from "./resource";
 export const SETTINGS = { stack: "voice-agent:stack", namespace: "voice-agent:namespace" } as const;
 
 let settings: { stack?: string; namespace: string } = { namespace: "voice-agent" };
-let stackConfig: Promise<Record<string, string>> | undefined;
+/** The stack's settings as read, and why `pulumi config` could not read them, if it could not. */
+interface StackConfig {
+  values: Record<string, string>;
+  failure?: Error;
+}
+let stackConfig: Promise<StackConfig> | undefined;
 let cachedClient: VoiceAgentClient | undefined;
 
 /** Called by Pulumi with the provider resource's inputs, once per kind of resource in the process. */
@@ -44,27 +49,40 @@ function warmUp(): void {
 
 /**
  * The stack's configuration, decrypted, as `namespace:key` → value: from the program process when
- * it serves it, else from `pulumi config`. Empty when it cannot be read.
+ * it serves it, else from `pulumi config`. When `pulumi config` fails (a wrong passphrase, no CLI
+ * on the PATH), the failure is kept: it is reported if the settings are then missing, instead of a
+ * bare "missing voice-agent:apiKey".
  */
-async function readStackConfig(
-  stack: string | undefined,
-  namespace: string,
-): Promise<Record<string, string>> {
-  if (!stack) return {};
+async function readStackConfig(stack: string | undefined, namespace: string): Promise<StackConfig> {
+  if (!stack) return { values: {} };
   // The dynamic provider's argument is the engine's address, the key of the program's socket.
   const served = await fetchSettings(process.argv[2], stack, namespace);
-  return served ?? (await runPulumiConfig(stack));
+  if (served) return { values: served };
+  return runPulumiConfig(stack).then(
+    (values) => ({ values }),
+    (failure: Error) => ({ values: {}, failure }),
+  );
 }
 
-function runPulumiConfig(stack: string): Promise<Record<string, string>> {
-  return new Promise((resolve) => {
+/** `pulumi config --json --show-secrets` of `stack`; rejects with the command's own words. */
+export function runPulumiConfig(stack: string): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
     const bin = process.env.VOICE_AGENT_PULUMI_BIN || "pulumi";
     execFile(
       bin,
       ["config", "--json", "--show-secrets", "--stack", stack],
       { encoding: "utf8", maxBuffer: 16 * 1024 * 1024, timeout: 60_000 },
-      (err, stdout) => {
-        if (err) return resolve({});
+      (err, stdout, stderr) => {
+        if (err) {
+          const said = String(stderr ?? "")
+            .trim()
+            .split("\n")
+            .slice(-3)
+            .join(" ");
+          return reject(
+            new Error(`\`${bin} config --stack ${stack}\` failed: ${said || err.message}`, { cause: err }),
+          );
+        }
         try {
           const parsed = JSON.parse(stdout) as Record<string, { value?: unknown }>;
           const out: Record<string, string> = {};
@@ -72,8 +90,8 @@ function runPulumiConfig(stack: string): Promise<Record<string, string>> {
             if (typeof v?.value === "string") out[k] = v.value;
           }
           resolve(out);
-        } catch {
-          resolve({});
+        } catch (parseError) {
+          reject(new Error(`\`${bin} config --stack ${stack}\` did not print JSON`, { cause: parseError }));
         }
       },
     );
@@ -84,7 +102,7 @@ function runPulumiConfig(stack: string): Promise<Record<string, string>> {
 async function client(): Promise<VoiceAgentClient> {
   if (cachedClient) return cachedClient;
   stackConfig ??= readStackConfig(settings.stack, settings.namespace);
-  const values = await stackConfig;
+  const { values, failure } = await stackConfig;
   const ns = settings.namespace;
   const source = { get: (key: string) => values[key.replace(/^voice-agent:/, `${ns}:`)] };
   const env = ns === "voice-agent" ? process.env : {};
@@ -94,6 +112,13 @@ async function client(): Promise<VoiceAgentClient> {
     cachedClient = built;
     return built;
   } catch (err) {
+    if (failure && err instanceof ClientConfigError) {
+      // The settings are missing because the stack's configuration could not be read: say why.
+      throw new ClientConfigError(
+        `The provider could not read the stack's configuration (${ns}:baseUrl, ${ns}:apiKey): ${failure.message}`,
+        { cause: failure },
+      );
+    }
     // Name the keys of this provider's namespace, not the default one.
     if (ns === "voice-agent" || !(err instanceof Error)) throw err;
     throw new ClientConfigError(

@@ -31,10 +31,23 @@ export class Provider extends pulumi.ProviderResource {
     // The provider process reads this namespace's configuration from here instead of running
     // `pulumi config`: the values never leave the machine's memory (see handoff.ts).
     const values: Record<string, string> = {};
-    for (const [key, value] of Object.entries(pulumi.runtime.allConfig())) {
+    for (const [key, value] of Object.entries(programConfig())) {
       if (key.startsWith(`${namespace}:`)) values[key] = value;
     }
     serveSettings(stack, namespace, values);
+  }
+}
+
+/**
+ * The program's configuration. A language host that sends `null` for a stack without any (as ours
+ * did before 0.2.0) makes the SDK's reader throw a TypeError: that means no configuration.
+ */
+function programConfig(): Record<string, string> {
+  try {
+    return pulumi.runtime.allConfig();
+  } catch (err) {
+    if (err instanceof TypeError && process.env.PULUMI_CONFIG === "null") return {};
+    throw err;
   }
 }
 

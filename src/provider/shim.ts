@@ -25,6 +25,7 @@ export type { ResourceKind };
  * step, so the size shows in the time of every `up` (docs/performance.md).
  */
 export function dynamicProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+  loadSqliteQuietly();
   return require(`./kinds/${kind}`);
 }
 
@@ -41,4 +42,34 @@ export function makeProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvide
     update: (id, olds, news) => load().handler(kind).update(id, olds, news),
     delete: (id, props) => load().handler(kind).delete(id, props),
   };
+}
+
+let sqliteLoaded = false;
+
+/**
+ * Pulumi's closure serializer loads every Node.js built-in module when it serializes a dynamic
+ * provider (`computeBuiltInModules`), `node:sqlite` included, whose first load prints
+ * "ExperimentalWarning: SQLite is an experimental feature" into every preview of the user's
+ * program. Loaded once here first, before any serialization, with exactly that one warning left
+ * out (every other warning still goes through), it never prints.
+ */
+function loadSqliteQuietly(): void {
+  if (sqliteLoaded) return;
+  sqliteLoaded = true;
+  const emit = process.emitWarning;
+  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]): void {
+    const message = typeof warning === "string" ? warning : warning.message;
+    const first = rest[0];
+    const type = typeof first === "string" ? first : (first as { type?: string } | undefined)?.type;
+    const name = typeof warning === "string" ? type : warning.name;
+    if ((type === "ExperimentalWarning" || name === "ExperimentalWarning") && /SQLite/.test(message)) return;
+    (emit as (...args: unknown[]) => void).call(this, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    require("node:sqlite");
+  } catch {
+    // An older Node.js without the module: nothing to keep quiet.
+  } finally {
+    process.emitWarning = emit;
+  }
 }

@@ -52,7 +52,7 @@ describe("examples", () => {
     try {
       const prod = await dev.withStack("prod", config);
       await record(dev, "support-agent-create");
-      for (const stack of [dev, prod]) await stack.upAndSettle();
+      for (const stack of [dev, prod]) await stack.upAndSettle({ quiet: true });
       await record(dev, "support-agent-no-change");
 
       const devAgent = await api(`/v1/agents/${(await dev.outputs()).agentId}?version=live`);
@@ -96,7 +96,7 @@ describe("examples", () => {
   test("widget-knowledge: knowledge bases, analysis groups and the widget, key rotation as a secret", async () => {
     const p = await fresh("widget-knowledge");
     try {
-      await p.upAndSettle();
+      await p.upAndSettle({ quiet: true });
       const out = await p.outputs();
       const agent = await api(`/v1/agents/${out.agentId}?version=live`);
       expect(agent.knowledge_base_ids).toHaveLength(2);
@@ -105,7 +105,7 @@ describe("examples", () => {
       expect(await p.exportState(false)).not.toContain(out.widgetKey);
 
       await p.pulumi(["config", "set", "widgetKeyVersion", "2"]);
-      await p.upAndSettle();
+      await p.upAndSettle({ quiet: true });
       const rotated = await p.outputs();
       expect(rotated.widgetKey).not.toBe(out.widgetKey);
       expect(await p.exportState(false)).not.toContain(rotated.widgetKey);
@@ -121,7 +121,7 @@ describe("examples", () => {
   test("voice-lookup: the voice comes from the catalogue for the configured language", async () => {
     const p = await fresh("voice-lookup", { "voice-lookup:language": "hi-IN" });
     try {
-      await p.upAndSettle();
+      await p.upAndSettle({ quiet: true });
       const out = await p.outputs();
       const offered = await api("/v1/voices?provider=sarvam&language=hi-IN");
       expect(offered.map((v: any) => v.voice_id)).toContain(out.chosenVoice);
@@ -145,7 +145,7 @@ describe("examples", () => {
       const prompt = path.join(p.dir, "prompt.md");
       const original = readFileSync(prompt, "utf8");
 
-      await p.upAndSettle();
+      await p.upAndSettle({ quiet: true });
       expect(await p.outputs()).toMatchObject({
         liveVersion: 0,
         origin: "published",
@@ -153,7 +153,7 @@ describe("examples", () => {
       });
 
       writeFileSync(prompt, `${original}Ask about dietary needs.\n`);
-      await p.upAndSettle();
+      await p.upAndSettle({ quiet: true });
       expect(await p.outputs()).toMatchObject({ liveVersion: 1, origin: "published" });
 
       writeFileSync(prompt, original); // git revert
@@ -165,23 +165,23 @@ describe("examples", () => {
         new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY }),
       );
       expect([...reused.values()]).toEqual([0]);
-      await p.upAndSettle();
+      await p.upAndSettle({ quiet: true });
       const out = await p.outputs();
       expect(out).toMatchObject({ liveVersion: 0, origin: "reused", activation: "rollback" });
       const history = await api(`/v1/agents/${out.agentId}/activations`);
       expect(history.data[0]).toMatchObject({ action: "rollback", version: 0, previous_version: 1 });
 
       await p.pulumi(["config", "set", "pinVersion", "1"]);
-      await p.upAndSettle();
+      await p.upAndSettle({ quiet: true });
       expect(await p.outputs()).toMatchObject({ liveVersion: 1, origin: "pinned" });
       await p.pulumi(["config", "rm", "pinVersion"]);
-      await p.upAndSettle();
+      await p.upAndSettle({ quiet: true });
       expect(await p.outputs()).toMatchObject({ liveVersion: 0, origin: "reused" });
 
       // Label only: an in-place update of the published version.
       await p.pulumi(["config", "set", "release", "2026.11.2"]);
       await record(p, "rollback-label");
-      await p.upAndSettle();
+      await p.upAndSettle({ quiet: true });
 
       // Removing the program's resources: the preview shows the deletions.
       p.setProgram("export {};\n");

@@ -113,6 +113,17 @@ export function installedPackageDir(): string {
   }
 }
 
+/** Output lines that are warnings nobody asked for: Node.js's own, or Pulumi's `warning:` diagnostics. */
+export function unaskedWarnings(output: string): string[] {
+  return output.split("\n").filter((line) => /\(node:\d+\)|ExperimentalWarning|\bwarning:/i.test(line));
+}
+
+/** Fails when a command's output holds a warning nobody asked for. */
+export function expectQuiet(result: RunResult): void {
+  const found = unaskedWarnings(`${result.stdout}\n${result.stderr}`);
+  if (found.length > 0) throw new Error(`unexpected warnings in the output:\n${found.join("\n")}`);
+}
+
 export class PulumiProject {
   readonly dir: string;
   readonly env: NodeJS.ProcessEnv;
@@ -140,7 +151,6 @@ export class PulumiProject {
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
       PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-      NODE_OPTIONS: "--disable-warning=ExperimentalWarning",
       // Credentials come from stack config in these tests, never from the environment.
       VOICE_AGENT_API_KEY: "",
       VOICE_AGENT_BASE_URL: "",
@@ -248,11 +258,16 @@ export class PulumiProject {
     return this.pulumi(["destroy", "--yes"], opts);
   }
 
-  /** `up`, then the no-change preview and refresh every configuration must pass. */
-  async upAndSettle(): Promise<RunResult> {
+  /**
+   * `up`, then the no-change preview and refresh every configuration must pass. With `quiet`, none
+   * of the three may print a warning or a diagnostic the user did not ask for (a Node.js warning,
+   * a Pulumi `warning:`).
+   */
+  async upAndSettle(opts: { quiet?: boolean } = {}): Promise<RunResult> {
     const result = await this.up();
-    await this.preview({ expectNoChanges: true });
-    await this.refresh({ expectNoChanges: true });
+    const preview = await this.preview({ expectNoChanges: true });
+    const refresh = await this.refresh({ expectNoChanges: true });
+    if (opts.quiet) for (const r of [result, preview, refresh]) expectQuiet(r);
     return result;
   }
 

@@ -148,11 +148,21 @@ func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.Run
 	args = append(args, entry)
 	args = append(args, req.GetArgs()...)
 
-	config, err := json.Marshal(req.GetConfig())
+	// As Pulumi's own host does: an object and a list even when the stack has no configuration
+	// (a nil map or slice would marshal as `null`, which the SDK cannot read).
+	configMap := req.GetConfig()
+	if configMap == nil {
+		configMap = map[string]string{}
+	}
+	config, err := json.Marshal(configMap)
 	if err != nil {
 		return nil, fmt.Errorf("serializing configuration: %w", err)
 	}
-	secretKeys, err := json.Marshal(req.GetConfigSecretKeys())
+	secretKeyList := req.GetConfigSecretKeys()
+	if secretKeyList == nil {
+		secretKeyList = []string{}
+	}
+	secretKeys, err := json.Marshal(secretKeyList)
 	if err != nil {
 		return nil, fmt.Errorf("serializing secret configuration keys: %w", err)
 	}
