@@ -24,10 +24,10 @@ async function main(): Promise<void> {
       rateLimitPerMinute: LIMIT,
     });
     const reads = [
-      () => client.listAgentsPage({ limit: 5 }),
-      () => client.listModels(),
-      () => client.listVoices(),
-      () => client.listLanguages(),
+      () => client.agents.listPage({ limit: 5 }),
+      () => client.catalogue.models(),
+      () => client.catalogue.voices(),
+      () => client.catalogue.languages(),
     ];
     let next = 0;
     let done = 0;

@@ -3,7 +3,7 @@ const { VoiceAgentClient, configFromPulumi } = require("pulumi-voice-agent/clien
 
 async function main(agentId) {
   const client = new VoiceAgentClient(configFromPulumi(undefined));
-  const live = await client.getAgent(agentId, { version: "live" });
+  const live = await client.agents.get(agentId, { version: "live" });
   console.log(`Agent      ${live.name} (${live.id})`);
   console.log(
     `Live       version ${live.live_version}${live.label ? ` "${live.label}"` : ""}, revision ${live.document_revision}`,
@@ -13,18 +13,18 @@ async function main(agentId) {
   );
   console.log(`Greeting   ${live.greeting.message ?? "(none)"}`);
   console.log(`Knowledge  ${live.knowledge_base_ids.length} knowledge base(s) attached`);
-  const widget = await client.getWidget(agentId);
+  const widget = await client.widget.get(agentId);
   console.log(
     `Widget     ${widget.name}: ${widget.status}, key ${widget.public_key_prefix}…, origins ${widget.allowed_origins.join(", ")}`,
   );
   console.log("Versions");
-  for await (const v of client.listVersions(agentId)) {
+  for await (const v of client.versions.list(agentId)) {
     console.log(
       `  v${v.version}  ${v.is_published ? "published" : "draft    "}  ${v.is_live ? "LIVE" : "    "}  ${v.label ?? ""}`,
     );
   }
   console.log("Deploy history");
-  for await (const a of client.listActivations(agentId)) {
+  for await (const a of client.versions.activations(agentId)) {
     console.log(
       `  ${a.at}  ${a.action} v${a.version}${a.previous_version === null ? "" : ` (was v${a.previous_version})`}`,
     );

@@ -10,6 +10,8 @@ export type ClientConfig = {
   rateLimitPerMinute?: number;
   /** Time allowed for one attempt (connect, headers and body). Default 30 000 ms. */
   timeoutMs?: number;
+  /** Largest answer read, in bytes (default 16 MiB); a larger one is refused and not read further. */
+  maxResponseBytes?: number;
   /** Total time one operation may spend retrying (backoff, `Retry-After`). Default 120 000 ms. */
   retryBudgetMs?: number;
   /** Sent as `User-Agent`. */
@@ -144,6 +146,7 @@ export function validateConfig(config: ClientConfig): URL {
   for (const [k, v, min] of [
     ["rateLimitPerMinute", config.rateLimitPerMinute, 1],
     ["timeoutMs", config.timeoutMs, 1],
+    ["maxResponseBytes", config.maxResponseBytes, 1],
     ["retryBudgetMs", config.retryBudgetMs, 0],
   ] as const) {
     if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < min)) {

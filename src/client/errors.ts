@@ -33,6 +33,21 @@ export class VoiceAgentError extends Error {
 /** The configuration is missing a value or holds one the client refuses (e.g. a non-https URL). */
 export class ClientConfigError extends VoiceAgentError {}
 
+/** An answer larger than the client accepts (`maxResponseBytes`): it was not read further. */
+export class ResponseTooLargeError extends VoiceAgentError {
+  constructor(
+    readonly limitBytes: number,
+    ctx: RequestContext,
+  ) {
+    super(
+      redactString(
+        `the answer to ${ctx.method} ${ctx.path} is larger than ${limitBytes} bytes (maxResponseBytes); it was not read further`,
+        ctx.secrets,
+      ),
+    );
+  }
+}
+
 /** Context of a request, as known to the transport when it builds an error. */
 export interface RequestContext {
   method: string;
@@ -163,9 +178,10 @@ export class ConnectionError extends VoiceAgentError {
   constructor(
     init: { code: string; message: string; timedOut: boolean; mayHaveCommitted: boolean; retries?: number },
     ctx: RequestContext,
+    options?: ErrorOptions,
   ) {
     const where = `${ctx.method} ${redactString(ctx.path, ctx.secrets)}`;
-    super(redactString(`${init.code}: ${init.message} (${where}, no response)`, ctx.secrets));
+    super(redactString(`${init.code}: ${init.message} (${where}, no response)`, ctx.secrets), options);
     this.method = ctx.method;
     this.path = redactString(ctx.path, ctx.secrets);
     this.code = init.code;
@@ -188,6 +204,7 @@ export class ResponseShapeError extends VoiceAgentError {
     issues: { path: string; message: string }[],
     requestId: string | undefined,
     ctx: RequestContext,
+    options?: ErrorOptions,
   ) {
     const first = issues[0];
     super(
@@ -196,6 +213,7 @@ export class ResponseShapeError extends VoiceAgentError {
           `(${ctx.method} ${ctx.path}${requestId ? `, request ${requestId}` : ""})`,
         ctx.secrets,
       ),
+      options,
     );
     this.method = ctx.method;
     this.path = redactString(ctx.path, ctx.secrets);

@@ -5,15 +5,27 @@
 export {
   type ActivationRowT,
   type AgentCreateInput,
+  type AgentCreateOptions,
   type AgentDetailT,
   type AgentPatchInput,
   type AgentSummaryT,
+  Agents,
+  Analysis,
+  type AnalysisGroup,
+  type AnalysisItem,
+  Catalogue,
   createClient,
   DRAFT_AMBIGUOUS,
+  type KnowledgeBase,
+  type KnowledgeBaseDocument,
+  KnowledgeBases,
+  type MarkedCreateOptions,
   REVISION_CONFLICT,
   type VersionRowT,
   type VersionSelector,
+  Versions,
   VoiceAgentClient,
+  WidgetApi,
   type WidgetKeyT,
   type WidgetPatchInput,
   type WidgetT,
@@ -42,6 +54,7 @@ export {
   parseErrorBody,
   RateLimitError,
   ResponseShapeError,
+  ResponseTooLargeError,
   ServiceError,
   ValidationError,
   VoiceAgentError,
@@ -51,11 +64,4 @@ export { DEBUG_ENV } from "./log";
 export { type Page, PageIterator } from "./pagination";
 export { CREATE_MARKER_PREFIX } from "./recovery";
 export { closeDispatchers, mayHaveCommitted } from "./transport";
-export type {
-  AnalysisGroup,
-  AnalysisGroupBody,
-  AnalysisItem,
-  KnowledgeBase,
-  KnowledgeBaseBody,
-  KnowledgeBaseDocument,
-} from "./undocumented";
+export type { AnalysisGroupBody, KnowledgeBaseBody } from "./undocumented";

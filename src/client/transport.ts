@@ -14,10 +14,11 @@ import {
   DEFAULT_TIMEOUT_MS,
   validateConfig,
 } from "./config";
-import { ApiError, apiErrorFor, ConnectionError, type RequestContext } from "./errors";
+import { ApiError, apiErrorFor, ConnectionError, type RequestContext, ResponseTooLargeError } from "./errors";
 import { sharedLimiter } from "./limiter";
 import { logAttempt } from "./log";
 import { redactString } from "./redact";
+import { type AttemptOutcome, backoffMs, decideRetry } from "./retryPolicy";
 
 /** HTTP methods the API uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -71,13 +72,7 @@ export function newOperation(): OperationState {
   return { ambiguous: false, retries: 0 };
 }
 
-const BACKOFF_BASE_MS = 200;
-const BACKOFF_CAP_MS = 8_000;
-
-/** Full-jitter exponential backoff: uniform in [0, min(cap, base * 2^retry)]. */
-export function backoffMs(retry: number, random: () => number = Math.random): number {
-  return random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry);
-}
+export { backoffMs };
 
 const pools = new Map<string, Pool>();
 
@@ -223,15 +218,17 @@ export async function send(
   const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
   if (payload !== undefined) headers["content-type"] = "application/json";
 
-  /** Wait before the next retry, or return false when the budget does not allow it. */
-  const mayRetry = async (waitMs: number): Promise<boolean> => {
+  /** Follows the retry policy: waits and returns true to retry, or returns false. */
+  const mayRetry = async (outcome: AttemptOutcome, attempt: number): Promise<boolean> => {
     const now = performance.now();
     op.deadline ??= now + budgetMs;
-    if (now + waitMs > op.deadline) return false;
-    if (waitMs > 0) await sleep(waitMs);
+    const decision = decideRetry(outcome, { mode: req.retry, attempt, now, deadline: op.deadline });
+    if (!decision.retry) return false;
+    if (decision.waitMs > 0) await sleep(decision.waitMs);
     op.retries++;
     return true;
   };
+  const maxBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
 
   let retryOfThisRequest = 0;
   for (;;) {
@@ -258,10 +255,11 @@ export async function send(
       });
       status = res.statusCode;
       resHeaders = res.headers;
-      text = await res.body.text();
+      text = await readCapped(res.body, maxBytes, ctx);
     } catch (err) {
       clearTimeout(timer);
       permit.release();
+      if (err instanceof ResponseTooLargeError) throw err;
       const c = classify(err, timedOut);
       logAttempt(
         {
@@ -275,8 +273,12 @@ export async function send(
         secrets,
       );
       if (c.mayHaveCommitted) op.ambiguous = true;
-      const canRetry = c.retryable && (req.retry === "idempotent" || !c.mayHaveCommitted);
-      if (canRetry && (await mayRetry(backoffMs(retryOfThisRequest)))) {
+      const outcome = {
+        kind: "connection",
+        retryable: c.retryable,
+        mayHaveCommitted: c.mayHaveCommitted,
+      } as const;
+      if (await mayRetry(outcome, retryOfThisRequest)) {
         retryOfThisRequest++;
         continue;
       }
@@ -289,6 +291,7 @@ export async function send(
           retries: op.retries,
         },
         ctx,
+        { cause: err },
       );
     }
     clearTimeout(timer);
@@ -310,27 +313,38 @@ export async function send(
       return { status, headers: resHeaders, body, requestId, retries: op.retries };
     }
     const retryAfterMs = parseRetryAfter(resHeaders["retry-after"]);
-    if (status === 429) {
-      // Refused before processing: safe to repeat whatever the method. Hold every client of this
-      // key until the server's window has room again.
-      const waitMs = retryAfterMs ?? backoffMs(retryOfThisRequest) + 1000;
-      limiter.pauseUntil(performance.now() + waitMs);
-      if (await mayRetry(waitMs)) {
-        retryOfThisRequest++;
-        continue;
-      }
-    } else if (status >= 500) {
-      op.ambiguous = true;
-      if (req.retry === "idempotent") {
-        const waitMs = Math.max(retryAfterMs ?? 0, backoffMs(retryOfThisRequest));
-        if (await mayRetry(waitMs)) {
-          retryOfThisRequest++;
-          continue;
-        }
-      }
+    // Refused before processing: hold every client of this key until the server's window has room.
+    if (status === 429)
+      limiter.pauseUntil(performance.now() + (retryAfterMs ?? backoffMs(retryOfThisRequest) + 1000));
+    if (status >= 500) op.ambiguous = true;
+    if (await mayRetry({ kind: "status", status, retryAfterMs }, retryOfThisRequest)) {
+      retryOfThisRequest++;
+      continue;
     }
     throw apiErrorFor({ status, body, requestId, retryAfterMs, retries: op.retries }, ctx);
   }
+}
+
+/** Default of `maxResponseBytes`: 16 MiB, far above any answer of the API. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+/** The body as text, refusing (and no longer reading) one larger than `maxBytes`. */
+async function readCapped(
+  body: AsyncIterable<Uint8Array> & { destroy(): unknown },
+  maxBytes: number,
+  ctx: RequestContext,
+): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (total > maxBytes) {
+      body.destroy();
+      throw new ResponseTooLargeError(maxBytes, ctx);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** True when the failed request may nevertheless have been carried out by the server. */

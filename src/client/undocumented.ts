@@ -8,7 +8,7 @@
  * which schema answers which route, the routes themselves, and the behaviours the client's retry
  * and recovery logic relies on.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import { ActivationBody, ActivationRow, AgentDetail, PublishBody, VersionRow } from "../spec/agent";
 import { AnalysisGroup, AnalysisGroupInput, AnalysisItem } from "../spec/analysis";
 import {
@@ -22,7 +22,7 @@ import {
   WhatsAppTemplateRow,
 } from "../spec/catalogue";
 import { KnowledgeBase, KnowledgeBaseDocument, KnowledgeBaseInput } from "../spec/knowledgeBase";
-import { RotateKeyResponse } from "../spec/widget";
+import { RotateKeyResponse, Widget } from "../spec/widget";
 
 const seg = (v: string | number): string => encodeURIComponent(String(v));
 
@@ -45,14 +45,6 @@ export const versionRoutes = {
 export { ActivationBody, ActivationRow, PublishBody, VersionRow };
 /** Response of `GET .../versions/{n}` and of publish: the ordinary agent detail. */
 export const VersionDetail = AgentDetail;
-
-/**
- * Publishing an already published version answers 200 unchanged, so a publish may be repeated.
- * Activating the version that is already live answers 200 with the latest row and records nothing,
- * so an activation may be repeated too.
- */
-export const PUBLISH_IS_IDEMPOTENT = true;
-export const ACTIVATION_IS_IDEMPOTENT = true;
 
 // ---------------------------------------------------------------------------------------------
 // Compare-and-set refusals (gaps.md "Compare-and-set refusals").
@@ -99,11 +91,7 @@ export { AnalysisGroup, AnalysisGroupInput as AnalysisGroupBodySchema, AnalysisI
 /** Body of `POST` (create) and `PUT` (replace) of a group; an item with an `id` is kept and updated. */
 export type AnalysisGroupBody = z.input<typeof AnalysisGroupInput>;
 
-/**
- * There is no single-group read: a group is found in the library listing. Deleting the Default
- * Analysis group is 409 `group_protected`.
- */
-export const NO_SINGLE_GROUP_READ = true;
+// There is no single-group read: `client.analysis.get` finds a group in the library listing.
 
 // ---------------------------------------------------------------------------------------------
 // Widget: rotate-key response and value sets (gaps.md "Widget").
@@ -132,14 +120,45 @@ export {
 // Lost-answer recovery: where a create's marker can be stored and found again.
 // ---------------------------------------------------------------------------------------------
 
-/**
- * The field of each created object that carries the create marker until the answer is seen:
- * agents use the V0 `notes` (documented version metadata); knowledge bases and analysis groups
- * have no metadata field, so their `description` carries it (shapes per gaps.md) and a `PUT`
- * (idempotent replace, per gaps.md) restores the caller's description right after.
- */
-export const MARKER_FIELD = {
-  agent: "notes",
-  knowledgeBase: "description",
-  analysisGroup: "description",
-} as const;
+// The field of each created object that carries the create marker until the answer is seen:
+// agents use the V0 `notes` (documented version metadata, `client.agents.create`); knowledge bases
+// and analysis groups have no metadata field, so their `description` carries it (shapes per
+// gaps.md) and a `PUT` (an idempotent replace, per gaps.md) restores the caller's description
+// right after (`client.knowledgeBases.create`, `client.analysis.create`).
+
+// ---------------------------------------------------------------------------------------------
+// Response enums the reference leaves open or does not show: parsed leniently, so one new value
+// from the service never makes a read fail. Requests and the emulator stay strict (src/spec).
+// ---------------------------------------------------------------------------------------------
+
+/** The known values, as a hint; any other string is accepted too. */
+function open<const T extends readonly [string, ...string[]]>(known: T) {
+  return z.union([z.enum(known), z.string()]);
+}
+
+/** Widget: "`active` when live; a paused state also exists" (its exact value not shown). */
+export const WidgetResponse = Widget.extend({ status: open(["active", "paused"]) });
+/** Numbers: `carrier_status` and `lifecycle_status` values "not shown". */
+export const NumberRowResponse = NumberRow.extend({
+  carrier_status: open(["listed", "delisted"]),
+  lifecycle_status: open(["active", "grace_period", "released"]),
+});
+/** Templates: only approved ones are listed; the status values are not shown. */
+export const WhatsAppTemplateRowResponse = WhatsAppTemplateRow.extend({ status: open(["approved"]) });
+/** Knowledge-base documents: statuses and sources per gaps.md, not the reference. */
+export const KnowledgeBaseResponse = KnowledgeBase.extend({
+  documents: z.array(
+    KnowledgeBaseDocument.extend({
+      source: open(["text", "url"]),
+      status: open(["processing", "ready", "failed"]),
+    }),
+  ),
+});
+/** Analysis items: types per gaps.md, not the reference. */
+export const AnalysisGroupResponse = AnalysisGroup.extend({
+  items: z.array(AnalysisItem.extend({ type: open(["text", "boolean", "number", "enum"]) })),
+});
+/** Deploy-history rows: `action` beyond the values gaps.md names is not shown. */
+export const ActivationRowResponse = ActivationRow.extend({
+  action: open(["activate", "rollback", "deactivate"]),
+});

@@ -215,7 +215,7 @@ export async function findReusedVersions(
     const declared = declaredConfig(record.agentInputs);
     const candidates = await reuseCandidates(client, record.agentId, record.recorded, record.knownUpTo);
     for (const version of candidates) {
-      const detail = await client.getAgent(record.agentId, { version });
+      const detail = await client.agents.get(record.agentId, { version });
       if (detail.is_published && deepEqual(observedConfig(detail, declared), declared)) {
         found.set(step.urn, version);
         break;

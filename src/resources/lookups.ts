@@ -183,7 +183,7 @@ const camel = <T>(rows: unknown): T => fromWire(rows) as T;
 
 /** Voices of the catalogue, optionally for one provider and one language; withdrawn voices left out. */
 export async function getVoices(args: GetVoicesArgs = {}, opts?: LookupOptions): Promise<Voice[]> {
-  const rows = await (await lookupClient(opts)).listVoices({
+  const rows = await (await lookupClient(opts)).catalogue.voices({
     provider: args.provider,
     language: args.language,
   });
@@ -200,7 +200,7 @@ export function getVoicesOutput(
 
 /** Language models of the catalogue; retired models left out. */
 export async function getModels(args: GetModelsArgs = {}, opts?: LookupOptions): Promise<Model[]> {
-  const rows = camel<Model[]>(await (await lookupClient(opts)).listModels());
+  const rows = camel<Model[]>(await (await lookupClient(opts)).catalogue.models());
   return rows.filter((m) => args.includeRetired || !m.retired);
 }
 
@@ -214,7 +214,7 @@ export function getModelsOutput(
 
 /** Speech-to-text engines of the catalogue. */
 export async function getTranscribers(opts?: LookupOptions): Promise<Transcriber[]> {
-  return camel<Transcriber[]>(await (await lookupClient(opts)).listTranscribers());
+  return camel<Transcriber[]>(await (await lookupClient(opts)).catalogue.transcribers());
 }
 
 /** Output form of {@link getTranscribers}. */
@@ -224,7 +224,7 @@ export function getTranscribersOutput(opts?: LookupOptions): pulumi.Output<Trans
 
 /** Languages the service speaks. */
 export async function getLanguages(opts?: LookupOptions): Promise<Language[]> {
-  return camel<Language[]>(await (await lookupClient(opts)).listLanguages());
+  return camel<Language[]>(await (await lookupClient(opts)).catalogue.languages());
 }
 
 /** Output form of {@link getLanguages}. */
@@ -234,7 +234,7 @@ export function getLanguagesOutput(opts?: LookupOptions): pulumi.Output<Language
 
 /** What each TTS provider can do (model, languages, speed, emotion), keyed by provider. */
 export async function getTtsCapabilities(opts?: LookupOptions): Promise<TtsCapabilities> {
-  const raw = await (await lookupClient(opts)).getTtsCapabilities();
+  const raw = await (await lookupClient(opts)).catalogue.ttsCapabilities();
   // Provider names are data: they keep their spelling.
   return Object.fromEntries(Object.entries(raw).map(([provider, caps]) => [provider, camel(caps)]));
 }
@@ -246,7 +246,7 @@ export function getTtsCapabilitiesOutput(opts?: LookupOptions): pulumi.Output<Tt
 
 /** Phone numbers the workspace rents (bought in the dashboard). */
 export async function getNumbers(opts?: LookupOptions): Promise<PhoneNumber[]> {
-  return camel<PhoneNumber[]>(await (await lookupClient(opts)).listNumbers());
+  return camel<PhoneNumber[]>(await (await lookupClient(opts)).catalogue.numbers());
 }
 
 /** Output form of {@link getNumbers}. */
@@ -256,7 +256,7 @@ export function getNumbersOutput(opts?: LookupOptions): pulumi.Output<PhoneNumbe
 
 /** WhatsApp numbers connected to the workspace. */
 export async function getWhatsAppNumbers(opts?: LookupOptions): Promise<WhatsAppNumber[]> {
-  return camel<WhatsAppNumber[]>(await (await lookupClient(opts)).listWhatsAppNumbers());
+  return camel<WhatsAppNumber[]>(await (await lookupClient(opts)).catalogue.whatsappNumbers());
 }
 
 /** Output form of {@link getWhatsAppNumbers}. */
@@ -266,7 +266,7 @@ export function getWhatsAppNumbersOutput(opts?: LookupOptions): pulumi.Output<Wh
 
 /** Approved WhatsApp templates of the workspace. */
 export async function getWhatsAppTemplates(opts?: LookupOptions): Promise<WhatsAppTemplate[]> {
-  return camel<WhatsAppTemplate[]>(await (await lookupClient(opts)).listWhatsAppTemplates());
+  return camel<WhatsAppTemplate[]>(await (await lookupClient(opts)).catalogue.whatsappTemplates());
 }
 
 /** Output form of {@link getWhatsAppTemplates}. */

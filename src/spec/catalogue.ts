@@ -110,9 +110,14 @@ export interface Catalogue {
  * (custom tools, for instance, have no API and are known only to the service).
  */
 export interface Holdings {
-  numbers?: NumberRow[];
+  /** Numbers as read back (the client reads their statuses leniently: any string). */
+  numbers?: (Omit<NumberRow, "carrier_status" | "lifecycle_status"> & {
+    carrier_status: string;
+    lifecycle_status: string;
+  })[];
   whatsappNumbers?: WhatsAppNumberRow[];
-  whatsappTemplates?: WhatsAppTemplateRow[];
+  /** Templates as read back (status read leniently). */
+  whatsappTemplates?: (Omit<WhatsAppTemplateRow, "status"> & { status: string })[];
   knowledgeBaseIds?: string[];
   analysisGroupIds?: string[];
   customTools?: string[];

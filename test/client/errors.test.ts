@@ -72,7 +72,7 @@ const caught = async (p: Promise<unknown>): Promise<ApiError> => {
 
 describe("error shapes", () => {
   it("422 validation_error: errors[] with field paths, message names the first field and request id", async () => {
-    const e = await caught(client.createAgent({ name: "v", voice: { speed: 9 }, tools: [] } as never));
+    const e = await caught(client.agents.create({ name: "v", voice: { speed: 9 }, tools: [] } as never));
     expect(e).toBeInstanceOf(ValidationError);
     expect(e.status).toBe(422);
     expect(e.code).toBe("validation_error");
@@ -89,7 +89,7 @@ describe("error shapes", () => {
   });
 
   it("422 for a query parameter names query.<name>", async () => {
-    const e = await caught(client.listAgentsPage({ limit: 500 }));
+    const e = await caught(client.agents.listPage({ limit: 500 }));
     expect(e).toBeInstanceOf(ValidationError);
     expect(e.errors[0]).toMatchObject({ field: "query.limit", type: "less_than_equal" });
     expect(e.message).toMatch(/^validation_error: query\.limit: /);
@@ -97,7 +97,7 @@ describe("error shapes", () => {
 
   it("400 voice_not_found and document_invalid carry param, named in the message", async () => {
     const v = await caught(
-      client.createAgent({ name: "v", voice: { provider: "sarvam", voice_id: "nobody" } }),
+      client.agents.create({ name: "v", voice: { provider: "sarvam", voice_id: "nobody" } }),
     );
     expect(v).toBeInstanceOf(BadRequestError);
     expect(v.code).toBe("voice_not_found");
@@ -107,7 +107,7 @@ describe("error shapes", () => {
     );
 
     const d = await caught(
-      client.createAgent({ name: "d", knowledge_base_ids: ["00000000-0000-4000-8000-000000000000"] }),
+      client.agents.create({ name: "d", knowledge_base_ids: ["00000000-0000-4000-8000-000000000000"] }),
     );
     expect(d).toBeInstanceOf(BadRequestError);
     expect(d.code).toBe("document_invalid");
@@ -116,7 +116,7 @@ describe("error shapes", () => {
   });
 
   it("400 invalid_request with the reason at top level (malformed If-Match)", async () => {
-    const a = await client.createAgent({ name: "bad-if-match" });
+    const a = await client.agents.create({ name: "bad-if-match" });
     const e = await caught(
       send(
         { baseUrl: emu.url, apiKey: KEY },
@@ -136,9 +136,9 @@ describe("error shapes", () => {
   });
 
   it("409 revision_conflict carries current_revision", async () => {
-    const a = await client.createAgent({ name: "conflict" });
+    const a = await client.agents.create({ name: "conflict" });
     const e = await caught(
-      client.patchAgent(a.id, { system_prompt: "x" }, { ifMatch: a.document_revision + 5 }),
+      client.agents.patch(a.id, { system_prompt: "x" }, { ifMatch: a.document_revision + 5 }),
     );
     expect(e).toBeInstanceOf(ConflictError);
     expect(e.code).toBe("revision_conflict");
@@ -149,10 +149,10 @@ describe("error shapes", () => {
   });
 
   it("409 draft_ambiguous lists the candidate drafts", async () => {
-    const a = await client.createAgent({ name: "ambiguous" });
+    const a = await client.agents.create({ name: "ambiguous" });
     const res = await control("POST", `/agents/${a.id}/drafts`);
     expect(res.ok).toBe(true);
-    const e = await caught(client.patchAgent(a.id, { system_prompt: "x" }));
+    const e = await caught(client.agents.patch(a.id, { system_prompt: "x" }));
     expect(e).toBeInstanceOf(ConflictError);
     expect(e.code).toBe("draft_ambiguous");
     expect(e.candidates?.length).toBeGreaterThanOrEqual(2);
@@ -160,8 +160,8 @@ describe("error shapes", () => {
   });
 
   it("404 version_not_found (object detail) and 404 unknown path (plain-string detail)", async () => {
-    const a = await client.createAgent({ name: "nf" });
-    const v = await caught(client.getVersion(a.id, 42));
+    const a = await client.agents.create({ name: "nf" });
+    const v = await caught(client.versions.get(a.id, 42));
     expect(v).toBeInstanceOf(NotFoundError);
     expect(v.code).toBe("version_not_found");
 
@@ -189,7 +189,7 @@ describe("error shapes", () => {
   it("401 plain-string detail: reason from the top-level code, and the wrong key is not echoed", async () => {
     const wrong = "va_wrong_SECRET_0000ffff";
     const bad = new VoiceAgentClient({ baseUrl: emu.url, apiKey: wrong });
-    const e = await caught(bad.listModels());
+    const e = await caught(bad.catalogue.models());
     expect(e).toBeInstanceOf(AuthError);
     expect(e.status).toBe(401);
     expect(e.code).toBe("UNAUTHORIZED");
@@ -198,14 +198,14 @@ describe("error shapes", () => {
   });
 
   it("409 knowledge_base_in_use and group_protected", async () => {
-    const kb = await client.createKnowledgeBase({ name: "in-use" });
-    await client.createAgent({ name: "uses-kb", knowledge_base_ids: [kb.id] });
-    const e = await caught(client.deleteKnowledgeBase(kb.id));
+    const kb = await client.knowledgeBases.create({ name: "in-use" });
+    await client.agents.create({ name: "uses-kb", knowledge_base_ids: [kb.id] });
+    const e = await caught(client.knowledgeBases.delete(kb.id));
     expect(e).toBeInstanceOf(ConflictError);
     expect(e.code).toBe("knowledge_base_in_use");
-    const def = await client.listAnalysisGroups().find((g) => g.name === "Default Analysis");
+    const def = await client.analysis.list().find((g) => g.name === "Default Analysis");
     expect(def).toBeDefined();
-    const g = await caught(client.deleteAnalysisGroup(def?.id as string));
+    const g = await caught(client.analysis.delete(def?.id as string));
     expect(g.code).toBe("group_protected");
   });
 });
@@ -214,9 +214,9 @@ describe("pagination", () => {
   it("walks every page of agents with the cursor", async () => {
     const names = Array.from({ length: 7 }, (_, i) => `paged-${i}`);
     const created = [];
-    for (const name of names) created.push(await client.createAgent({ name }));
+    for (const name of names) created.push(await client.agents.create({ name }));
     const pages = [];
-    for await (const page of client.listAgents({ limit: 2 }).pages()) pages.push(page);
+    for await (const page of client.agents.list({ limit: 2 }).pages()) pages.push(page);
     const all = pages.flatMap((p) => p.data);
     expect(pages.length).toBeGreaterThanOrEqual(4);
     expect(pages.slice(0, -1).every((p) => p.has_more && p.next_cursor && p.data.length === 2)).toBe(true);
@@ -224,24 +224,24 @@ describe("pagination", () => {
     expect(pages.at(-1)?.next_cursor).toBeNull();
     expect(new Set(all.map((a) => a.id)).size).toBe(all.length);
     for (const c of created) expect(all.map((a) => a.id)).toContain(c.id);
-    expect((await client.listAgents({ limit: 3 }).toArray()).map((a) => a.id).sort()).toEqual(
+    expect((await client.agents.list({ limit: 3 }).toArray()).map((a) => a.id).sort()).toEqual(
       all.map((a) => a.id).sort(),
     );
   });
 
   it("walks versions and activations", async () => {
-    const a = await client.createAgent({ name: "versions", system_prompt: "v0" });
+    const a = await client.agents.create({ name: "versions", system_prompt: "v0" });
     let rev = a.document_revision;
     for (let i = 1; i <= 3; i++) {
-      const p = await client.publishVersion(a.id, i - 1, { label: `v${i - 1}` }, { ifMatch: rev });
-      await client.activate(a.id, p.version);
-      const d = await client.patchAgent(a.id, { system_prompt: `v${i}` });
+      const p = await client.versions.publish(a.id, i - 1, { label: `v${i - 1}` }, { ifMatch: rev });
+      await client.versions.activate(a.id, p.version);
+      const d = await client.agents.patch(a.id, { system_prompt: `v${i}` });
       expect(d.version).toBe(i);
       rev = d.document_revision;
     }
-    const versions = await client.listVersions(a.id).toArray();
+    const versions = await client.versions.list(a.id).toArray();
     expect(versions.map((v) => v.version)).toEqual([3, 2, 1, 0]);
-    const acts = await client.listActivations(a.id).toArray();
+    const acts = await client.versions.activations(a.id).toArray();
     expect(acts.map((r) => r.version)).toEqual([2, 1, 0]);
   });
 });
@@ -261,27 +261,31 @@ describe("redaction", () => {
         () => undefined,
         (e) => errors.push(e),
       );
-    const a = await client.createAgent({ name: "redaction" });
-    await grab(client.createAgent({ name: "r", voice: { speed: 99 } }));
-    await grab(client.createAgent({ name: `r ${KEY}`, voice: { provider: "sarvam", voice_id: KEY } }));
-    await grab(client.patchAgent(a.id, { system_prompt: KEY }, { ifMatch: 999 }));
-    await grab(client.getAgent(KEY));
-    await grab(client.getVersion(a.id, 7));
+    const a = await client.agents.create({ name: "redaction" });
+    await grab(client.agents.create({ name: "r", voice: { speed: 99 } }));
+    await grab(client.agents.create({ name: `r ${KEY}`, voice: { provider: "sarvam", voice_id: KEY } }));
+    await grab(client.agents.patch(a.id, { system_prompt: KEY }, { ifMatch: 999 }));
+    await grab(client.agents.get(KEY));
+    await grab(client.versions.get(a.id, 7));
     await grab(
       send({ baseUrl: emu.url, apiKey: KEY }, { method: "GET", path: `/v1/${KEY}`, retry: "idempotent" }),
     );
     // No answer at all: a closed port.
     await grab(
-      new VoiceAgentClient({ baseUrl: "http://127.0.0.1:9", apiKey: KEY, retryBudgetMs: 200 }).listModels(),
+      new VoiceAgentClient({
+        baseUrl: "http://127.0.0.1:9",
+        apiKey: KEY,
+        retryBudgetMs: 200,
+      }).catalogue.models(),
     );
     // A key revoked while in use.
     const revocable = "va_revoked_SECRET_abcdef";
     const emu2 = await startEmulator({ port: 0, workspaces: [{ name: "r", key: revocable }] });
     try {
       const c2 = new VoiceAgentClient({ baseUrl: emu2.url, apiKey: revocable });
-      await c2.listModels();
+      await c2.catalogue.models();
       await fetch(`${emu2.url}/_emulator/keys/${revocable}/revoke`, { method: "POST" });
-      await grab(c2.listModels());
+      await grab(c2.catalogue.models());
       const revoked = errors.at(-1);
       expect(revoked).toBeInstanceOf(AuthError);
       for (const f of forms(revoked)) expect(f).not.toContain(revocable);
@@ -312,7 +316,7 @@ describe("redaction", () => {
   it("logs nothing unless VOICE_AGENT_DEBUG is set", async () => {
     vi.stubEnv("VOICE_AGENT_DEBUG", "");
     const spy = vi.spyOn(process.stderr, "write");
-    await client.listLanguages();
+    await client.catalogue.languages();
     expect(spy.mock.calls.filter((c) => String(c[0]).startsWith("voice-agent "))).toHaveLength(0);
   });
 });

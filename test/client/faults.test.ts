@@ -55,13 +55,13 @@ async function clearLog(): Promise<void> {
 async function workload(c: VoiceAgentClient, tag: string) {
   const agents: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const a = await c.createAgent({
+    const a = await c.agents.create({
       name: `${tag}-agent-${i}`,
       system_prompt: `Prompt ${i}`,
       ...(i === 0 ? { notes: "kept notes" } : {}),
     });
     expect(a.notes).toBe(i === 0 ? "kept notes" : null);
-    const p = await c.patchAgent(
+    const p = await c.agents.patch(
       a.id,
       {
         system_prompt: `Prompt ${i} v2`,
@@ -71,35 +71,40 @@ async function workload(c: VoiceAgentClient, tag: string) {
       { ifMatch: a.document_revision },
     );
     expect(p.system_prompt).toBe(`Prompt ${i} v2`);
-    const pub = await c.publishVersion(a.id, p.version, { label: "first" }, { ifMatch: p.document_revision });
+    const pub = await c.versions.publish(
+      a.id,
+      p.version,
+      { label: "first" },
+      { ifMatch: p.document_revision },
+    );
     expect(pub.is_published).toBe(true);
-    const row = await c.activate(a.id, pub.version);
+    const row = await c.versions.activate(a.id, pub.version);
     expect(row.version).toBe(pub.version);
-    await c.patchAgent(a.id, { label: "renamed" }, { version: pub.version });
-    const w = await c.patchWidget(a.id, {
+    await c.agents.patch(a.id, { label: "renamed" }, { version: pub.version });
+    const w = await c.widget.patch(a.id, {
       name: `${tag} widget ${i}`,
       allowed_origins: ["https://example.com"],
     });
     expect(w.name).toBe(`${tag} widget ${i}`);
-    const k = await c.rotateWidgetKey(a.id);
+    const k = await c.widget.rotateKey(a.id);
     expect(k.public_key.startsWith(k.public_key_prefix)).toBe(true);
     agents.push(a.id);
   }
-  const kb1 = await c.createKnowledgeBase({
+  const kb1 = await c.knowledgeBases.create({
     name: `${tag}-kb-1`,
     description: "first",
     documents: [{ name: "faq", text: "Opening hours are 9 to 5." }],
   });
   expect(kb1.description).toBe("first");
-  const kb2 = await c.createKnowledgeBase({ name: `${tag}-kb-2` });
+  const kb2 = await c.knowledgeBases.create({ name: `${tag}-kb-2` });
   expect(kb2.description).toBeNull();
-  await c.replaceKnowledgeBase(kb1.id, {
+  await c.knowledgeBases.replace(kb1.id, {
     name: `${tag}-kb-1`,
     description: "first, edited",
     documents: [{ name: "faq", text: "Opening hours are 9 to 6." }],
   });
-  await c.deleteKnowledgeBase(kb2.id);
-  const g = await c.createAnalysisGroup({
+  await c.knowledgeBases.delete(kb2.id);
+  const g = await c.analysis.create({
     name: `${tag}-group`,
     description: "g",
     items: [
@@ -108,43 +113,43 @@ async function workload(c: VoiceAgentClient, tag: string) {
     ],
   });
   expect(g.items.map((x) => x.name)).toEqual(["Intent", "Score"]);
-  await c.replaceAnalysisGroup(g.id, {
+  await c.analysis.replace(g.id, {
     name: `${tag}-group`,
     description: "g2",
     items: [{ id: g.items[0]?.id, name: "Intent", type: "text" }],
   });
-  await c.listModels();
-  await c.listVoices({ provider: "sarvam" });
+  await c.catalogue.models();
+  await c.catalogue.voices({ provider: "sarvam" });
   return { agents, kb1: kb1.id, group: g.id };
 }
 
 /** Read everything back without faults: exactly one of each object, in the state asked for. */
 async function verify(tag: string, made: Awaited<ReturnType<typeof workload>>): Promise<void> {
   await setFaults({});
-  const agents = await client.listAgents({ limit: 100 }).toArray();
+  const agents = await client.agents.list({ limit: 100 }).toArray();
   for (let i = 0; i < 3; i++) {
     const same = agents.filter((a) => a.name === `${tag}-agent-${i}`);
     expect(
       same.map((a) => a.id),
       `agents named ${tag}-agent-${i}`,
     ).toEqual([made.agents[i]]);
-    const v0 = await client.getVersion(made.agents[i] as string, 0);
+    const v0 = await client.versions.get(made.agents[i] as string, 0);
     expect(v0.notes).toBe(i === 0 ? "kept notes" : null);
     expect(v0.label).toBe("renamed");
     expect(v0.is_published).toBe(true);
     expect(v0.live_version).toBe(0);
     expect(v0.system_prompt).toBe(`Prompt ${i} v2`);
     expect(v0.latest_version).toBe(0);
-    expect((await client.listActivations(made.agents[i] as string).toArray()).length).toBe(1);
-    expect((await client.getWidget(made.agents[i] as string)).name).toBe(`${tag} widget ${i}`);
+    expect((await client.versions.activations(made.agents[i] as string).toArray()).length).toBe(1);
+    expect((await client.widget.get(made.agents[i] as string)).name).toBe(`${tag} widget ${i}`);
   }
-  const kbs = await client.listKnowledgeBases().toArray();
+  const kbs = await client.knowledgeBases.list().toArray();
   expect(kbs.filter((k) => k.name === `${tag}-kb-1`).map((k) => [k.id, k.description])).toEqual([
     [made.kb1, "first, edited"],
   ]);
   expect(kbs.filter((k) => k.name === `${tag}-kb-2`)).toEqual([]);
   expect(kbs.some((k) => k.description?.startsWith(CREATE_MARKER_PREFIX))).toBe(false);
-  const groups = await client.listAnalysisGroups().toArray();
+  const groups = await client.analysis.list().toArray();
   const mine = groups.filter((g) => g.name === `${tag}-group`);
   expect(mine.map((g) => [g.id, g.description, g.items.length])).toEqual([[made.group, "g2", 1]]);
 }
@@ -224,24 +229,22 @@ describe("faults from the control API", () => {
       rateLimitPerMinute: 100_000,
       retryBudgetMs: 1500,
     });
-    const a = await c.createAgent({ name: "always-lost-agent" });
-    const kb = await c.createKnowledgeBase({ name: "always-lost-kb", description: "mine" });
-    const g = await c.createAnalysisGroup({
+    const a = await c.agents.create({ name: "always-lost-agent" });
+    const kb = await c.knowledgeBases.create({ name: "always-lost-kb", description: "mine" });
+    const g = await c.analysis.create({
       name: "always-lost-group",
       items: [{ name: "X", type: "boolean" }],
     });
     await setFaults({});
     // The agent's notes restore is a guarded patch, recognised as committed; it fully succeeds.
     expect(a.notes).toBeNull();
-    const agents = (await client.listAgents({ limit: 100 }).toArray()).filter(
+    const agents = (await client.agents.list({ limit: 100 }).toArray()).filter(
       (x) => x.name === "always-lost-agent",
     );
     expect(agents.map((x) => x.id)).toEqual([a.id]);
-    const kbs = (await client.listKnowledgeBases().toArray()).filter((x) => x.name === "always-lost-kb");
+    const kbs = (await client.knowledgeBases.list().toArray()).filter((x) => x.name === "always-lost-kb");
     expect(kbs.map((x) => x.id)).toEqual([kb.id]);
-    const groups = (await client.listAnalysisGroups().toArray()).filter(
-      (x) => x.name === "always-lost-group",
-    );
+    const groups = (await client.analysis.list().toArray()).filter((x) => x.name === "always-lost-group");
     expect(groups.map((x) => x.id)).toEqual([g.id]);
     // A PUT whose answer is always lost cannot confirm; the object is returned, never orphaned.
     expect(lines.some((l) => /adopted agent "always-lost-agent"/.test(l))).toBe(true);
@@ -249,13 +252,13 @@ describe("faults from the control API", () => {
   });
 
   it("does not repeat an unguarded agent patch whose answer was lost", async () => {
-    const a = await client.createAgent({ name: "unguarded" });
+    const a = await client.agents.create({ name: "unguarded" });
     await setFaults({ drop_after_commit_rate: 1, seed: 6 });
-    const err = await client.patchAgent(a.id, { system_prompt: "once" }).catch((e) => e);
+    const err = await client.agents.patch(a.id, { system_prompt: "once" }).catch((e) => e);
     await setFaults({});
     expect(err?.name).toBe("ConnectionError");
     expect(err.mayHaveCommitted).toBe(true);
-    const after = await client.getAgent(a.id);
+    const after = await client.agents.get(a.id);
     expect(after.document_revision).toBe(a.document_revision + 1);
   });
 });

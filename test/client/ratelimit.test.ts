@@ -42,8 +42,8 @@ describe("rate limiting", () => {
       rateLimitPerMinute: 1000,
       retryBudgetMs: 0,
     });
-    for (let i = 0; i < LIMIT; i++) await c.listLanguages();
-    const e = await c.listLanguages().then(
+    for (let i = 0; i < LIMIT; i++) await c.catalogue.languages();
+    const e = await c.catalogue.languages().then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -67,9 +67,9 @@ describe("rate limiting", () => {
       rateLimitPerMinute: 1000,
       retryBudgetMs: 90_000,
     });
-    for (let i = 0; i < LIMIT; i++) await c.listModels();
+    for (let i = 0; i < LIMIT; i++) await c.catalogue.models();
     const t0 = performance.now();
-    const models = await c.listModels();
+    const models = await c.catalogue.models();
     const waited = performance.now() - t0;
     expect(models.length).toBeGreaterThan(0);
     const entries = await log("b");

@@ -193,9 +193,9 @@ describe("transport", () => {
     };
     handler = (_q, res) => json(res, 200, [{ ...row, new_field: { nested: true }, context_window: 128000 }]);
     const c = new VoiceAgentClient(cfg());
-    expect(await c.listModels()).toEqual([row]);
+    expect(await c.catalogue.models()).toEqual([row]);
     handler = (_q, res) => json(res, 200, [{ ...row, retired: undefined }]);
-    const err = await c.listModels().catch((e) => e);
+    const err = await c.catalogue.models().catch((e) => e);
     expect(err).toBeInstanceOf(ResponseShapeError);
     expect(err.issues[0].path).toBe("0.retired");
     expect(err.message).toContain("request req_");

@@ -67,13 +67,18 @@ describe("voice-agent-diff report", () => {
     const service = (holding: number) => {
       const reads: number[] = [];
       const client = {
-        async *listVersions() {
-          for (let v = 10; v >= 0; v--) yield { version: v, is_published: v < 10 };
+        versions: {
+          async *list() {
+            for (let v = 10; v >= 0; v--) yield { version: v, is_published: v < 10 };
+          },
         },
-        async getAgent(_id: string, { version }: { version: number }) {
-          reads.push(version);
-          const config = version === holding ? agentInputs : { ...agentInputs, systemPrompt: `v${version}` };
-          return { ...(toWire(declaredConfig(config)) as object), version, is_published: true };
+        agents: {
+          async get(_id: string, { version }: { version: number }) {
+            reads.push(version);
+            const config =
+              version === holding ? agentInputs : { ...agentInputs, systemPrompt: `v${version}` };
+            return { ...(toWire(declaredConfig(config)) as object), version, is_published: true };
+          },
         },
       };
       return { reads, client: client as unknown as VoiceAgentClient };

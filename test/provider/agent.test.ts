@@ -111,13 +111,13 @@ describe("Agent lifecycle", () => {
     expect(updated.outs?.documentRevision).toBeGreaterThan(outs?.documentRevision);
 
     // A dashboard edit after our write: the next update with the old revision is refused.
-    await client.patchAgent(id, { system_prompt: "dashboard" });
+    await client.agents.patch(id, { system_prompt: "dashboard" });
     const next = (await agentHandler.check(news, { ...news, systemPrompt: "## Agent Purpose\nExchanges." }))
       .inputs;
     await expect(agentHandler.update(id, updated.outs, next)).rejects.toThrow(
       /changed outside Pulumi.*pulumi refresh/s,
     );
-    expect((await client.getAgent(id)).system_prompt).toBe("dashboard");
+    expect((await client.agents.get(id)).system_prompt).toBe("dashboard");
 
     // Refresh brings the edit into state; then the update goes through.
     const read = await agentHandler.read(id, updated.outs);
@@ -126,19 +126,19 @@ describe("Agent lifecycle", () => {
     expect(read.props?.contentHash).not.toBe(updated.outs?.contentHash);
     expect((await agentHandler.diff(id, read.props, next)).changes).toBe(true);
     const fixed = await agentHandler.update(id, read.props, next);
-    expect((await client.getAgent(id)).system_prompt).toContain("Exchanges");
+    expect((await client.agents.get(id)).system_prompt).toContain("Exchanges");
     expect((await agentHandler.diff(id, fixed.outs, next)).changes).toBe(false);
   });
 
   test("an edit of a field the stack does not manage (a version label) is not a conflict", async () => {
     const { inputs, id, outs } = await createAgent(base);
-    await client.publishVersion(id, 0, {});
-    await client.patchAgent(id, { label: "relabelled" }, { version: 0 }); // raises V0's revision
+    await client.versions.publish(id, 0, {});
+    await client.agents.patch(id, { label: "relabelled" }, { version: 0 }); // raises V0's revision
     const news = (await agentHandler.check(inputs, { ...inputs, systemPrompt: "## Agent Purpose\nReturns." }))
       .inputs;
     const updated = await agentHandler.update(id, outs, news);
     expect(updated.outs?.draftVersion).toBe(1);
-    expect((await client.getAgent(id)).system_prompt).toContain("Returns");
+    expect((await client.agents.get(id)).system_prompt).toContain("Returns");
   });
 
   test("several open drafts: the error names the candidates", async () => {
@@ -156,7 +156,7 @@ describe("Agent lifecycle", () => {
       )
     ).inputs;
     await agentVersionHandler.create(v);
-    await client.patchAgent(id, { system_prompt: "draft one" });
+    await client.agents.patch(id, { system_prompt: "draft one" });
     await fetch(`${emu.url}/_emulator/agents/${id}/drafts`, { method: "POST" });
     const read = await agentHandler.read(id, outs);
     const news = (await agentHandler.check(inputs, { ...inputs, systemPrompt: "mine" })).inputs;
@@ -170,26 +170,26 @@ describe("Agent lifecycle", () => {
     const { greeting: _g, ...rest } = inputs as any;
     const news = (await agentHandler.check(inputs, { ...rest, variables: [{ key: "zip" }] })).inputs;
     const updated = await agentHandler.update(id, outs, news);
-    const detail = await client.getAgent(id);
+    const detail = await client.agents.get(id);
     expect(detail.greeting).toEqual({});
     expect(detail.variables.map((v: any) => v.key).sort()).toEqual(["callee_name", "callee_number", "zip"]);
     expect((await agentHandler.diff(id, updated.outs, news)).changes).toBe(false);
   });
 
   test("adoptId takes over an existing agent and writes the declared configuration", async () => {
-    const existing = await client.createAgent({ name: "Dashboard agent", system_prompt: "old" });
+    const existing = await client.agents.create({ name: "Dashboard agent", system_prompt: "old" });
     const checked = await agentHandler.check({}, { ...base, adoptId: existing.id });
     const created = await agentHandler.create(checked.inputs);
     expect(created.id).toBe(existing.id);
-    expect((await client.getAgent(existing.id)).system_prompt).toBe(base.systemPrompt);
+    expect((await client.agents.get(existing.id)).system_prompt).toBe(base.systemPrompt);
   });
 
   test("delete takes the agent off air and leaves it in the service", async () => {
     const { id, outs } = await createAgent(base);
-    await client.publishVersion(id, 0, {});
-    await client.activate(id, 0);
+    await client.versions.publish(id, 0, {});
+    await client.versions.activate(id, 0);
     await agentHandler.delete(id, outs);
-    const detail = await client.getAgent(id);
+    const detail = await client.agents.get(id);
     expect(detail.live_version).toBeNull();
   });
 });
@@ -218,7 +218,7 @@ describe("AgentVersion", () => {
     const v0 = await publish(a.outs, { label: "first" });
     expect(v0.outs?.version).toBe(0);
     expect(v0.outs?.origin).toBe("published");
-    expect((await client.getAgent(a.id)).live_version).toBe(0);
+    expect((await client.agents.get(a.id)).live_version).toBe(0);
 
     const changed = (
       await agentHandler.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })
@@ -234,7 +234,7 @@ describe("AgentVersion", () => {
     expect(v2.outs?.origin).toBe("reused");
     expect(v2.outs?.activation).toBe("rollback");
     const published: number[] = [];
-    for await (const row of client.listVersions(a.id)) if (row.is_published) published.push(row.version);
+    for await (const row of client.versions.list(a.id)) if (row.is_published) published.push(row.version);
     expect(published.sort()).toEqual([0, 1]);
   });
 
@@ -291,13 +291,13 @@ describe("AgentVersion", () => {
     const a = await createAgent(base);
     await publish(a.outs);
     // In the dashboard: a prompt edit published as version 1, then the live pointer moved back to 0.
-    await client.patchAgent(a.id, { system_prompt: "## Agent Purpose\nfrom the dashboard" });
-    await client.publishVersion(a.id, 1, {});
+    await client.agents.patch(a.id, { system_prompt: "## Agent Purpose\nfrom the dashboard" });
+    await client.versions.publish(a.id, 1, {});
     // The stack now declares the same prompt: its draft (version 2) holds what version 1 holds.
     const { version } = await release(a, "## Agent Purpose\nfrom the dashboard");
     expect(version.outs).toMatchObject({ version: 1, origin: "reused" });
     const published: number[] = [];
-    for await (const row of client.listVersions(a.id)) if (row.is_published) published.push(row.version);
+    for await (const row of client.versions.list(a.id)) if (row.is_published) published.push(row.version);
     expect(published.sort()).toEqual([0, 1]);
   });
 
@@ -314,15 +314,15 @@ describe("AgentVersion", () => {
     const d = await agentVersionHandler.diff(v1.id, v1.outs, relabel);
     expect(d).toEqual({ changes: true, replaces: [] });
     await agentVersionHandler.update(v1.id, v1.outs, relabel);
-    expect((await client.getVersion(a.id, 1)).label).toBe("hotfix");
+    expect((await client.versions.get(a.id, 1)).label).toBe("hotfix");
 
-    await client.activate(a.id, 0); // a rollback in the dashboard
+    await client.versions.activate(a.id, 0); // a rollback in the dashboard
     const read = await agentVersionHandler.read(v1.id, v1.outs);
     expect(read.inputs?.live).toBe(false);
     expect((await agentVersionHandler.diff(v1.id, read.props, v1.inputs)).changes).toBe(true);
     expect(v0.outs?.version).toBe(0);
 
-    await client.patchAgent(a.id, { system_prompt: "open draft" });
+    await client.agents.patch(a.id, { system_prompt: "open draft" });
     const pinned = await agentVersionHandler.check({}, { agentId: a.id, pinnedVersion: 2, live: true });
     expect((pinned.failures ?? [])[0]?.reason).toMatch(/draft/);
   });

@@ -93,7 +93,7 @@ describe("lifecycle", () => {
     });
     expect(outs.groupId).toBe(id);
     expect(Object.keys(outs.itemIds).sort()).toEqual(["Reason", "Resolved", "Wait"]);
-    const group = await client.getAnalysisGroup(id);
+    const group = await client.analysis.get(id);
     // Items are created in the order the program lists them.
     expect(group?.items.map((i) => i.name)).toEqual(["Resolved", "Reason", "Wait"]);
     expect(group?.items[2]?.enabled).toBe(false);
@@ -121,7 +121,7 @@ describe("lifecycle", () => {
       ],
     };
     expect((await h.diff(first.id, first.outs, news)).changes).toBe(true);
-    const spy = vi.spyOn(client, "replaceAnalysisGroup");
+    const spy = vi.spyOn(client.analysis, "replace");
     let outs: Record<string, any>;
     try {
       outs = (await h.update(first.id, first.outs, news)).outs as Record<string, any>;
@@ -138,7 +138,7 @@ describe("lifecycle", () => {
     expect(outs.itemIds.Reason).toBe(first.outs.itemIds.Reason);
     expect(outs.itemIds["Waiting time"]).toEqual(expect.any(String));
     expect(outs.itemIds.Wait).toBeUndefined();
-    const group = await client.getAnalysisGroup(first.id);
+    const group = await client.analysis.get(first.id);
     expect(group?.items.find((i) => i.name === "Reason")?.enum_values).toEqual([
       "order",
       "refund",
@@ -151,8 +151,8 @@ describe("lifecycle", () => {
   test("group and item fields left unset keep the service's values through an update", async () => {
     const { id, outs } = await up({ name: "Unset fields", items: [{ name: "Topic", type: "text" }] });
     // Set elsewhere: a description and a disabled item; the program sets neither.
-    const g = await client.getAnalysisGroup(id);
-    await client.replaceAnalysisGroup(id, {
+    const g = await client.analysis.get(id);
+    await client.analysis.replace(id, {
       name: "Unset fields",
       description: "Dashboard text",
       enabled: true,
@@ -170,7 +170,7 @@ describe("lifecycle", () => {
     const inputs = { name: "Unset fields", items: [{ name: "Topic", type: "text" }] };
     expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
     await h.update(id, read.props, { ...inputs, name: "Unset fields renamed" });
-    const after = await client.getAnalysisGroup(id);
+    const after = await client.analysis.get(id);
     expect(after?.name).toBe("Unset fields renamed");
     expect(after?.description).toBe("Dashboard text");
     expect(after?.items[0]).toMatchObject({
@@ -186,8 +186,8 @@ describe("lifecycle", () => {
       enabled: true,
       items: [{ name: "A", type: "text", enabled: true }],
     });
-    const g = await client.getAnalysisGroup(id);
-    await client.replaceAnalysisGroup(id, {
+    const g = await client.analysis.get(id);
+    await client.analysis.replace(id, {
       name: "Drifting",
       enabled: false,
       items: [
@@ -205,26 +205,26 @@ describe("lifecycle", () => {
     // The next up restores the declaration: B removed, A enabled with its id kept.
     const written = (await h.update(id, read.props, inputs)).outs as Record<string, any>;
     expect(written.itemIds).toEqual({ A: g?.items[0]?.id });
-    expect((await client.getAnalysisGroup(id))?.enabled).toBe(true);
+    expect((await client.analysis.get(id))?.enabled).toBe(true);
   });
 
   test("delete removes the group; while an agent uses it the error names the agent", async () => {
     const { id, outs } = await up({ name: "Attached", items: [] });
-    const agent = await client.createAgent({ name: "Analysis user", analysis_group_ids: [id] } as any);
+    const agent = await client.agents.create({ name: "Analysis user", analysis_group_ids: [id] } as any);
     const err = (await h.delete(id, outs).catch((e) => e)) as Error;
     expect(err.message).toMatch(/Analysis group "Attached".*cannot be deleted while agents use it/);
     expect(err.message).toContain("Analysis user");
     expect(err.message).toContain(agent.id);
-    await client.patchAgent(agent.id, { analysis_group_ids: [] });
+    await client.agents.patch(agent.id, { analysis_group_ids: [] });
     await h.delete(id, outs);
-    expect(await client.getAnalysisGroup(id)).toBeUndefined();
+    expect(await client.analysis.get(id)).toBeUndefined();
     expect((await h.read(id, outs)).id).toBeUndefined();
   });
 });
 
 describe("the Default Analysis group", () => {
   test("is adopted, edited with item identity kept, and left in place on destroy", async () => {
-    const before = (await client.listAnalysisGroups().toArray()).find((g) => g.name === "Default Analysis");
+    const before = (await client.analysis.list().toArray()).find((g) => g.name === "Default Analysis");
     expect(before).toBeDefined();
     const ids = Object.fromEntries((before?.items ?? []).map((i) => [i.name, i.id]));
     const items = [
@@ -239,7 +239,7 @@ describe("the Default Analysis group", () => {
     expect(outs.itemIds["User Sentiment"]).toBe(ids["User Sentiment"]);
     expect(outs.itemIds.Outcome).toBe(ids.Outcome);
     expect(outs.itemIds.Language).toBe(ids.Language);
-    const group = await client.getAnalysisGroup(id);
+    const group = await client.analysis.get(id);
     expect(group?.name).toBe("Default Analysis");
     // Item descriptions the program does not set are kept.
     expect(group?.items.find((i) => i.name === "Outcome")?.description).toBe(
@@ -256,7 +256,7 @@ describe("the Default Analysis group", () => {
     expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
 
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
-    const del = vi.spyOn(client, "deleteAnalysisGroup");
+    const del = vi.spyOn(client.analysis, "delete");
     try {
       await h.delete(id, read.props);
       expect(del).not.toHaveBeenCalled();
@@ -268,14 +268,14 @@ describe("the Default Analysis group", () => {
       del.mockRestore();
     }
     // Nothing restored: the group keeps what the stack wrote.
-    expect((await client.getAnalysisGroup(id))?.items.length).toBe(4);
+    expect((await client.analysis.get(id))?.items.length).toBe(4);
   });
 
   test("adoptId takes over a group by id; a protected group is never deleted", async () => {
-    const def = (await client.listAnalysisGroups().toArray()).find((g) => g.name === "Default Analysis");
+    const def = (await client.analysis.list().toArray()).find((g) => g.name === "Default Analysis");
     const { id, outs } = await up({ adoptId: def?.id, description: "Managed by Pulumi" });
     expect(id).toBe(def?.id);
-    expect((await client.getAnalysisGroup(id))?.description).toBe("Managed by Pulumi");
+    expect((await client.analysis.get(id))?.description).toBe("Managed by Pulumi");
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
     try {
       await h.delete(id, outs);
@@ -283,7 +283,7 @@ describe("the Default Analysis group", () => {
     } finally {
       log.mockRestore();
     }
-    expect(await client.getAnalysisGroup(id)).toBeDefined();
+    expect(await client.analysis.get(id)).toBeDefined();
     await expect(h.create({ adoptId: "00000000-0000-4000-8000-000000000000" })).rejects.toThrow(
       /adoptId: there is no analysis group/,
     );

@@ -28,25 +28,25 @@ const refusal = /was changed outside Pulumi \((.+)\)\. Nothing was written\. Run
 describe("a dashboard edit of a managed field is never overwritten", () => {
   test("Widget", async () => {
     const h = widgetProvider(testContext);
-    const agent = await client.createAgent({ name: "Widget owner" });
+    const agent = await client.agents.create({ name: "Widget owner" });
     const { id, inputs, outs } = await checkAndCreate(h, {
       agentId: agent.id,
       name: "Ours",
       theme: { title: "Ours" },
       rotateKeyOnCreate: false,
     });
-    await client.patchWidget(agent.id, { theme: { title: "Dashboard" } });
+    await client.widget.patch(agent.id, { theme: { title: "Dashboard" } });
     const err = await h.update(id, outs, { ...inputs, name: "Ours, renamed" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ChangedOutsidePulumiError);
     expect((err as Error).message).toMatch(refusal);
     expect((err as Error).message).toContain("theme");
-    const held = await client.getWidget(agent.id);
+    const held = await client.widget.get(agent.id);
     expect(held.name).toBe("Ours");
     expect(held.theme.title).toBe("Dashboard");
     // A field the program does not manage may change elsewhere: the update goes through.
-    await client.patchWidget(agent.id, { theme: { title: "Ours", subtitle: "Dashboard's" } });
+    await client.widget.patch(agent.id, { theme: { title: "Ours", subtitle: "Dashboard's" } });
     await h.update(id, outs, { ...inputs, name: "Ours, renamed" });
-    expect((await client.getWidget(agent.id)).name).toBe("Ours, renamed");
+    expect((await client.widget.get(agent.id)).name).toBe("Ours, renamed");
   });
 
   test("KnowledgeBase", async () => {
@@ -56,7 +56,7 @@ describe("a dashboard edit of a managed field is never overwritten", () => {
       description: "Ours",
       documents: [{ name: "a", text: "one" }],
     });
-    await client.replaceKnowledgeBase(id, {
+    await client.knowledgeBases.replace(id, {
       name: "Ours",
       description: "Dashboard",
       documents: [{ name: "a", text: "one" }],
@@ -64,7 +64,7 @@ describe("a dashboard edit of a managed field is never overwritten", () => {
     const err = await h.update(id, outs, { ...inputs, name: "Renamed" }).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(refusal);
     expect((err as Error).message).toContain("description");
-    const held = await client.getKnowledgeBase(id);
+    const held = await client.knowledgeBases.get(id);
     expect(held).toMatchObject({ name: "Ours", description: "Dashboard" });
   });
 
@@ -74,15 +74,19 @@ describe("a dashboard edit of a managed field is never overwritten", () => {
       name: "Ours",
       items: [{ name: "Resolved", type: "boolean", description: "Ours" }],
     });
-    const group = await client.getAnalysisGroup(id);
-    await client.replaceAnalysisGroup(id, {
+    const group = await client.analysis.get(id);
+    await client.analysis.replace(id, {
       name: "Ours",
-      items: (group?.items ?? []).map(({ created_at: _c, ...it }) => ({ ...it, description: "Dashboard" })),
+      items: (group?.items ?? []).map(({ created_at: _c, ...it }) => ({
+        ...it,
+        type: "boolean" as const,
+        description: "Dashboard",
+      })),
     });
     const err = await h.update(id, outs, { ...inputs, name: "Renamed" }).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(refusal);
     expect((err as Error).message).toContain("items");
-    const held = await client.getAnalysisGroup(id);
+    const held = await client.analysis.get(id);
     expect(held?.name).toBe("Ours");
     expect(held?.items[0]?.description).toBe("Dashboard");
   });

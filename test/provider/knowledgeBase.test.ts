@@ -90,7 +90,7 @@ describe("lifecycle", () => {
       ["faq", "text", "ready"],
       ["returns", "url", "ready"],
     ]);
-    const kb = await client.getKnowledgeBase(id);
+    const kb = await client.knowledgeBases.get(id);
     expect(kb.documents.every((d) => d.status === "ready")).toBe(true);
 
     expect((await h.diff(id, outs, inputs)).changes).toBe(false);
@@ -113,7 +113,7 @@ describe("lifecycle", () => {
       ],
     };
     expect((await h.diff(first.id, first.outs, news)).changes).toBe(true);
-    const spy = vi.spyOn(client, "replaceKnowledgeBase");
+    const spy = vi.spyOn(client.knowledgeBases, "replace");
     let outs: Record<string, any>;
     try {
       outs = (await h.update(first.id, first.outs, news)).outs as Record<string, any>;
@@ -134,7 +134,7 @@ describe("lifecycle", () => {
     const after = Object.fromEntries(outs.documentStatuses.map((d: any) => [d.name, d.id]));
     expect(after.faq).toBe(ids.faq);
     expect((await h.diff(first.id, outs, news)).changes).toBe(false);
-    const kb = await client.getKnowledgeBase(first.id);
+    const kb = await client.knowledgeBases.get(first.id);
     expect(kb.name).toBe("Policies v2");
     expect(kb.documents.map((d) => d.name).sort()).toEqual(["faq", "returns", "shipping"]);
   });
@@ -145,7 +145,7 @@ describe("lifecycle", () => {
       true,
     );
     // A description written elsewhere is kept by an update and never shows as a diff.
-    await client.replaceKnowledgeBase(id, {
+    await client.knowledgeBases.replace(id, {
       name: "Texts",
       description: "Set in the dashboard",
       documents: [{ name: "a", text: "one" }],
@@ -153,11 +153,11 @@ describe("lifecycle", () => {
     const read = await h.read(id, outs);
     expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
     const renamed = await h.update(id, read.props, { ...inputs, name: "Texts renamed" });
-    expect((await client.getKnowledgeBase(id)).description).toBe("Set in the dashboard");
+    expect((await client.knowledgeBases.get(id)).description).toBe("Set in the dashboard");
     // Once declared, it is managed.
     const declared = { ...inputs, name: "Texts renamed", description: "Ours" };
     const outs2 = (await h.update(id, renamed.outs, declared)).outs as Record<string, any>;
-    expect((await client.getKnowledgeBase(id)).description).toBe("Ours");
+    expect((await client.knowledgeBases.get(id)).description).toBe("Ours");
     expect((await h.diff(id, outs2, declared)).changes).toBe(false);
     expect((await h.diff(id, outs2, { ...declared, description: null })).changes).toBe(true);
   });
@@ -170,7 +170,7 @@ describe("lifecycle", () => {
         { name: "b", url: "https://b.example.com" },
       ],
     });
-    await client.replaceKnowledgeBase(id, {
+    await client.knowledgeBases.replace(id, {
       name: "Drift",
       documents: [
         { name: "a", text: "one" },
@@ -187,7 +187,7 @@ describe("lifecycle", () => {
     expect(docs[2].text).toMatch(/not readable/);
     // The next up puts the declared set back.
     await h.update(id, read.props, inputs);
-    expect((await client.getKnowledgeBase(id)).documents.map((d) => d.name).sort()).toEqual(["a", "b"]);
+    expect((await client.knowledgeBases.get(id)).documents.map((d) => d.name).sort()).toEqual(["a", "b"]);
   });
 
   test("a failed document fails the create with its name and error; the knowledge base stays in the state", async () => {
@@ -236,16 +236,16 @@ describe("lifecycle", () => {
 
   test("delete while an agent uses it names the agent; after detaching it succeeds", async () => {
     const { id, outs } = await up({ name: "In use", documents: [{ name: "a", text: "one" }] });
-    const agent = await client.createAgent({ name: "KB user", knowledge_base_ids: [id] } as any);
+    const agent = await client.agents.create({ name: "KB user", knowledge_base_ids: [id] } as any);
     const err = (await h.delete(id, outs).catch((e) => e)) as Error;
     expect(err).toBeInstanceOf(Error);
     expect(err.message).toMatch(/Knowledge base "In use".*cannot be deleted while agents use it/);
     expect(err.message).toContain("KB user");
     expect(err.message).toContain(agent.id);
     expect(err.message).toMatch(/knowledgeBaseIds/);
-    await client.patchAgent(agent.id, { knowledge_base_ids: [] });
+    await client.agents.patch(agent.id, { knowledge_base_ids: [] });
     await h.delete(id, outs);
-    await expect(client.getKnowledgeBase(id)).rejects.toMatchObject({ status: 404 });
+    await expect(client.knowledgeBases.get(id)).rejects.toMatchObject({ status: 404 });
     // Gone: refresh drops it, and a second delete is a no-op.
     expect((await h.read(id, outs)).id).toBeUndefined();
     await h.delete(id, outs);

@@ -21,7 +21,7 @@ emulatorForFile({}, (e, c) => {
 });
 
 async function newAgent(name = "Widget test agent"): Promise<string> {
-  return (await client.createAgent({ name })).id;
+  return (await client.agents.create({ name })).id;
 }
 
 /** What the engine does on `up` for a new resource: check, then create. */
@@ -121,7 +121,7 @@ describe("validation at preview", () => {
 describe("lifecycle", () => {
   test("create adopts the agent's widget, writes the declared fields and rotates the key once", async () => {
     const agentId = await newAgent();
-    const before = await client.getWidget(agentId);
+    const before = await client.widget.get(agentId);
     const { id, inputs, outs } = await up({
       agentId,
       name: "Shop helper",
@@ -138,7 +138,7 @@ describe("lifecycle", () => {
     expect(outs.keyRotatedAt).toEqual(expect.any(String));
     expect(outs.status).toBe("active");
 
-    const w = await client.getWidget(agentId);
+    const w = await client.widget.get(agentId);
     expect(w.name).toBe("Shop helper");
     expect([...w.allowed_origins].sort()).toEqual(["http://localhost:3000", "https://shop.example.com"]);
     expect(w.enabled_modes).toEqual({ chat: true, talk: false });
@@ -172,7 +172,7 @@ describe("lifecycle", () => {
     });
     expect(same).toEqual({ changes: false, replaces: [], diffs: [] });
     // A dashboard edit of a field the program does not set is not a diff.
-    await client.patchWidget(agentId, {
+    await client.widget.patch(agentId, {
       theme: { title: "Edited elsewhere" },
       enabled_modes: { chat: false },
     });
@@ -221,7 +221,7 @@ describe("lifecycle", () => {
       theme: { title: "T", position: "top-right" },
       defaultVariables: { keep: "1", drop: "2" },
     });
-    const spy = vi.spyOn(client, "patchWidget");
+    const spy = vi.spyOn(client.widget, "patch");
     try {
       const news = (
         await h.check(
@@ -243,7 +243,7 @@ describe("lifecycle", () => {
         theme: { position: "bottom-left" },
         default_variables: { added: "3", drop: null },
       });
-      const w = await client.getWidget(agentId);
+      const w = await client.widget.get(agentId);
       expect(w.allowed_origins).toEqual(["https://c.example.com"]);
       expect(w.default_variables).toEqual({ keep: "1", added: "3" });
       expect(w.theme.title).toBe("T");
@@ -262,7 +262,7 @@ describe("lifecycle", () => {
       agentId,
       theme: { accentColor: "#111111", position: "top-left" },
     });
-    await client.patchWidget(agentId, { theme: { accent_color: "#222222" }, status: "paused" });
+    await client.widget.patch(agentId, { theme: { accent_color: "#222222" }, status: "paused" });
     const read = await h.read(id, outs);
     expect((await h.diff(id, read.props, inputs)).changes).toBe(true);
     expect(read.inputs?.theme).toEqual({ accentColor: "#222222", position: "top-left" });
@@ -270,7 +270,7 @@ describe("lifecycle", () => {
     // The program still declares the old values: the next up puts them back.
     expect((await h.diff(id, read.props, inputs)).changes).toBe(true);
     await h.update(id, read.props, inputs);
-    const w = await client.getWidget(agentId);
+    const w = await client.widget.get(agentId);
     expect(w.theme.accent_color).toBe("#111111");
     expect(w.status).toBe("active");
   });
@@ -283,22 +283,22 @@ describe("lifecycle", () => {
     const second = (await h.update(first.id, first.outs, news)).outs as Record<string, any>;
     expect(second.publicKey).not.toBe(first.outs.publicKey);
     expect(second.publicKey.startsWith(second.publicKeyPrefix)).toBe(true);
-    expect((await client.getWidget(agentId)).public_key_prefix).toBe(second.publicKeyPrefix);
+    expect((await client.widget.get(agentId)).public_key_prefix).toBe(second.publicKeyPrefix);
     expect((await h.diff(first.id, second, news)).changes).toBe(false);
 
     // Someone rotates the key in the dashboard: the key in the state no longer works.
-    await client.rotateWidgetKey(agentId);
+    await client.widget.rotateKey(agentId);
     const read = await h.read(first.id, second);
     expect((await h.diff(first.id, read.props, news)).changes).toBe(true);
     const third = (await h.update(first.id, read.props, news)).outs as Record<string, any>;
     expect(third.publicKey).not.toBe(second.publicKey);
-    expect((await client.getWidget(agentId)).public_key_prefix).toBe(third.publicKeyPrefix);
+    expect((await client.widget.get(agentId)).public_key_prefix).toBe(third.publicKeyPrefix);
     expect(third.publicKey.startsWith(third.publicKeyPrefix)).toBe(true);
   });
 
   test("rotateKeyOnCreate: false keeps the current key (publicKey null until the first rotation)", async () => {
     const agentId = await newAgent();
-    const before = await client.getWidget(agentId);
+    const before = await client.widget.get(agentId);
     const { id, inputs, outs } = await up({ agentId, rotateKeyOnCreate: false });
     expect(outs.publicKey).toBeNull();
     expect(outs.publicKeyPrefix).toBe(before.public_key_prefix);
@@ -317,6 +317,6 @@ describe("lifecycle", () => {
     } finally {
       log.mockRestore();
     }
-    expect((await client.getWidget(agentId)).status).toBe("paused");
+    expect((await client.widget.get(agentId)).status).toBe("paused");
   });
 });

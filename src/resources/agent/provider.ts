@@ -130,11 +130,11 @@ function remember(
  * branches a draft from it), else the latest. One read in the usual case, two after a rollback.
  */
 async function workingVersion(client: VoiceAgentClient, agentId: string): Promise<AgentDetailT> {
-  const latest = await client.getAgent(agentId);
+  const latest = await client.agents.get(agentId);
   if (!latest.is_published || latest.live_version === null || latest.live_version === latest.version) {
     return latest;
   }
-  return client.getAgent(agentId, { version: "live" });
+  return client.agents.get(agentId, { version: "live" });
 }
 
 /** Turns the service's refusals into messages that say what happened and what to do next. */
@@ -207,8 +207,8 @@ export const agentProvider: HandlerFactory = (ctx) => {
         const observed = observedConfig(current, declared);
         const patch = mergePatch(observed, declared);
         if (Object.keys(patch).length === 0) return { id: current.id, outs: outputs(props, current, {}) };
-        const written = await c
-          .patchAgent(current.id, patchBody(wireBody(patch, current)), { ifMatch: current.document_revision })
+        const written = await c.agents
+          .patch(current.id, patchBody(wireBody(patch, current)), { ifMatch: current.document_revision })
           .catch((err) => explain(err, args.name, current.id, current.document_revision));
         const last = { contentHash: configurationHash(observed), draftVersion: current.version };
         return { id: written.id, outs: outputs(props, written, remember({}, last, written)) };
@@ -217,7 +217,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
       if (!body.ok) throw new Error(`Agent: invalid body: ${body.issues.map((i) => i.message).join("; ")}`);
       // V0's notes keep the create marker (a version's notes belong to the AgentVersion that
       // publishes it): one request per agent instead of two.
-      const created = await c.createAgent(body.data, { keepMarker: true });
+      const created = await c.agents.create(body.data, { keepMarker: true });
       return { id: created.id, outs: outputs(props, created, {}) };
     },
 
@@ -238,7 +238,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
       const declared = declaredConfig(news);
       const patch = mergePatch(lastSeen(before, declared), declared);
       const write = (current: AgentDetailT | undefined, revision: number) =>
-        c.patchAgent(id, patchBody(wireBody(patch, current)), { ifMatch: revision });
+        c.agents.patch(id, patchBody(wireBody(patch, current)), { ifMatch: revision });
       const current = Array.isArray(patch.variables) ? await workingVersion(c, id) : undefined;
       const done = (written: AgentDetailT) => ({
         outs: outputs(news, written, remember(before.knownVersions, before, written)),
@@ -265,8 +265,8 @@ export const agentProvider: HandlerFactory = (ctx) => {
     async delete(id, props) {
       const c = await ctx.client();
       const recorded = state(props);
-      const detail = await unlessGone(c.getAgent(id));
-      if (detail && detail.live_version !== null) await c.activate(id, null);
+      const detail = await unlessGone(c.agents.get(id));
+      if (detail && detail.live_version !== null) await c.versions.activate(id, null);
       // An open draft that still attaches this stack's knowledge bases or analysis groups would keep
       // them "in use" and block their deletion later in the same destroy: detach them from the draft.
       if (detail && !detail.is_published) {
@@ -281,7 +281,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
         if (Object.keys(detach).length > 0) {
           // Best effort: the agent goes off air either way; a failure here surfaces when the
           // knowledge base or group is deleted, naming the agent that still uses it.
-          await c.patchAgent(id, detach, { ifMatch: detail.document_revision }).catch(() => undefined);
+          await c.agents.patch(id, detach, { ifMatch: detail.document_revision }).catch(() => undefined);
         }
       }
       // The service has no delete: the agent stays in the dashboard, off air.

@@ -169,11 +169,11 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
 
 async function loadCatalogue(c: VoiceAgentClient): Promise<Catalogue> {
   const [models, voices, transcribers, languages, ttsCapabilities] = await Promise.all([
-    c.listModels(),
-    c.listVoices(),
-    c.listTranscribers(),
-    c.listLanguages(),
-    c.getTtsCapabilities(),
+    c.catalogue.models(),
+    c.catalogue.voices(),
+    c.catalogue.transcribers(),
+    c.catalogue.languages(),
+    c.catalogue.ttsCapabilities(),
   ]);
   return { models, voices, transcribers, languages, ttsCapabilities };
 }
@@ -186,11 +186,11 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 async function loadHoldings(c: VoiceAgentClient): Promise<Holdings> {
   const [numbers, whatsappNumbers, whatsappTemplates, kbs, groups] = await Promise.all([
-    c.listNumbers(),
-    c.listWhatsAppNumbers(),
-    c.listWhatsAppTemplates(),
-    collect(c.listKnowledgeBases()),
-    collect(c.listAnalysisGroups()),
+    c.catalogue.numbers(),
+    c.catalogue.whatsappNumbers(),
+    c.catalogue.whatsappTemplates(),
+    collect(c.knowledgeBases.list()),
+    collect(c.analysis.list()),
   ]);
   return {
     numbers,

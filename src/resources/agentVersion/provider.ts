@@ -72,17 +72,17 @@ async function publishOrReuse(
   c: VoiceAgentClient,
   args: VersionInputs,
 ): Promise<{ detail: AgentDetailT; origin: Origin }> {
-  const draft = await c.getAgent(args.agentId, { version: args.draftVersion });
+  const draft = await c.agents.get(args.agentId, { version: args.draftVersion });
   if (draft.is_published) return { detail: draft, origin: "reused" };
   const wanted = configurationText(draft);
   for (const version of await draftCandidates(c, args, draft)) {
-    const candidate = await c.getAgent(args.agentId, { version });
+    const candidate = await c.agents.get(args.agentId, { version });
     if (candidate.is_published && configurationText(candidate) === wanted) {
       return { detail: candidate, origin: "reused" };
     }
   }
   try {
-    const published = await c.publishVersion(
+    const published = await c.versions.publish(
       args.agentId,
       draft.version,
       { label: args.label ?? null, notes: args.notes ?? null },
@@ -126,7 +126,7 @@ async function draftCandidates(
 /** Puts `version` live; a blocked version fails with its reasons. */
 async function goLive(c: VoiceAgentClient, agentId: string, version: number): Promise<string> {
   try {
-    const row = await c.activate(agentId, version);
+    const row = await c.versions.activate(agentId, version);
     return row.action;
   } catch (err) {
     if (err instanceof ApiError && (err.code === "version_blocked" || err.code === "agent_not_published")) {
@@ -148,7 +148,7 @@ async function syncMetadata(
   if (args.label !== undefined && args.label !== detail.label) patch.label = args.label;
   if (args.notes !== undefined && args.notes !== detail.notes) patch.notes = args.notes;
   if (Object.keys(patch).length === 0) return detail;
-  return c.patchAgent(args.agentId, patch, { version: detail.version });
+  return c.agents.patch(args.agentId, patch, { version: detail.version });
 }
 
 function outputs(props: Props, detail: AgentDetailT, origin: Origin, activation: string): Props {
@@ -167,7 +167,7 @@ function outputs(props: Props, detail: AgentDetailT, origin: Origin, activation:
 
 /** Why a pinned version cannot be used, or nothing. */
 async function pinProblem(c: VoiceAgentClient, agentId: string, pinned: number, live: boolean) {
-  const detail = await c.getAgent(agentId, { version: pinned }).catch((e: unknown) => e);
+  const detail = await c.agents.get(agentId, { version: pinned }).catch((e: unknown) => e);
   if (detail instanceof ApiError && detail.code === "version_not_found")
     return `version ${pinned} does not exist`;
   if (detail instanceof Error)
@@ -236,7 +236,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     const { detail: chosen, origin } =
       args.pinnedVersion !== undefined
         ? {
-            detail: await c.getAgent(args.agentId, { version: args.pinnedVersion }),
+            detail: await c.agents.get(args.agentId, { version: args.pinnedVersion }),
             origin: "pinned" as const,
           }
         : await publishOrReuse(c, args);
@@ -252,7 +252,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
   async read(id, props) {
     const c = await ctx.client();
     const recorded: VersionState = state(props);
-    const detail = await unlessGone(c.getAgent(recorded.agentId, { version: recorded.version }));
+    const detail = await unlessGone(c.agents.get(recorded.agentId, { version: recorded.version }));
     if (!detail) return {};
     const outs = outputs(props, detail, recorded.origin, recorded.activation);
     const inputs: Props = {};
@@ -268,7 +268,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     const c = await ctx.client();
     const before = state(olds);
     const args = inputs(news);
-    let detail = await c.getAgent(args.agentId, { version: before.version });
+    let detail = await c.agents.get(args.agentId, { version: before.version });
     detail = await syncMetadata(c, args, detail);
     let activation = before.activation;
     if (args.live && !detail.is_live) {

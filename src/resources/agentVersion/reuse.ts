@@ -42,7 +42,7 @@ export async function reuseCandidates(
   exclude?: number,
 ): Promise<number[]> {
   const out = recorded === undefined ? [] : [recorded];
-  for await (const row of c.listVersions(agentId)) {
+  for await (const row of c.versions.list(agentId)) {
     if (row.version <= knownUpTo) break; // newest first: the rest is known
     if (row.is_published && row.version !== exclude && !out.includes(row.version)) out.push(row.version);
   }

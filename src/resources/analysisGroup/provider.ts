@@ -139,11 +139,11 @@ function parseBody(body: unknown): AnalysisGroupInput {
 async function adoptTarget(c: VoiceAgentClient, props: Props): Promise<AnalysisGroupRecord> {
   const args = inputs(props);
   if (args.adoptId) {
-    const g = await c.getAnalysisGroup(args.adoptId);
+    const g = await c.analysis.get(args.adoptId);
     if (!g) throw new Error(`adoptId: there is no analysis group ${args.adoptId} in this workspace`);
     return g;
   }
-  const g = await c.listAnalysisGroups().find((x) => x.name === DEFAULT_ANALYSIS_GROUP_NAME);
+  const g = await c.analysis.list().find((x) => x.name === DEFAULT_ANALYSIS_GROUP_NAME);
   if (!g) {
     throw new Error(
       `adoptDefault: no group named "${DEFAULT_ANALYSIS_GROUP_NAME}" in this workspace (renamed?); ` +
@@ -226,12 +226,12 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
       const current = await adoptTarget(c, props);
       const observed = observe(GROUP_FIELDS, serviceConfig(current, declared), declared);
       const same = deepEqual(observed, declared);
-      const written = same ? current : await c.replaceAnalysisGroup(current.id, replaceBody(props, current));
+      const written = same ? current : await c.analysis.replace(current.id, replaceBody(props, current));
       return { id: written.id, outs: outputs(props, written) };
     }
     // Items are created in the order the program lists them (the service orders them by creation).
     const items = declaredItems(props) as AnalysisItemInput[] | undefined;
-    const created = await c.createAnalysisGroup(
+    const created = await c.analysis.create(
       parseBody({
         name: declared.name,
         ...(declared.description !== undefined ? { description: declared.description } : {}),
@@ -245,7 +245,7 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
   async read(id, props) {
     const c = await ctx.client();
     state(props);
-    const group = await c.getAnalysisGroup(id);
+    const group = await c.analysis.get(id);
     if (!group) return { id: undefined, props: {} };
     const outs = outputs(props, group);
     return { id, props: outs, inputs: refreshedInputs(GROUP_FIELDS, props, outs, OWN_INPUTS) };
@@ -254,7 +254,7 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
   async update(id, olds, news) {
     const c = await ctx.client();
     const before = state(olds);
-    const current = await c.getAnalysisGroup(id);
+    const current = await c.analysis.get(id);
     if (!current) {
       throw new Error(
         `Analysis group "${before.name ?? id}" (${id}) no longer exists: run \`pulumi refresh\`.`,
@@ -268,7 +268,7 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
       olds,
       serviceConfig(current, seen),
     );
-    const written = await c.replaceAnalysisGroup(id, replaceBody(news, current));
+    const written = await c.analysis.replace(id, replaceBody(news, current));
     return { outs: outputs(news, written) };
   },
 
@@ -283,7 +283,7 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
     }
     const c = await ctx.client();
     try {
-      await c.deleteAnalysisGroup(id);
+      await c.analysis.delete(id);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (err.status === 404) return;

@@ -66,8 +66,10 @@ export const DEFAULT_KB_READY_TIMEOUT_SECONDS = 300;
 export interface KnowledgeBaseDocumentStatus {
   name: string;
   id: string;
-  source: "text" | "url";
-  status: "processing" | "ready" | "failed";
+  /** `text` or `url` (another value the service may add is kept as read). */
+  source: "text" | "url" | (string & {});
+  /** `processing`, `ready` or `failed` (another value the service may add is kept as read). */
+  status: "processing" | "ready" | "failed" | (string & {});
   error: string | null;
 }
 

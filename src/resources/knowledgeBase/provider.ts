@@ -147,7 +147,7 @@ async function waitReady(
     }
     await sleep(Math.min(pause, Math.max(0, deadline - Date.now())));
     pause = Math.min(pause * 2, 2000);
-    current = await c.getKnowledgeBase(current.id);
+    current = await c.knowledgeBases.get(current.id);
   }
 }
 
@@ -206,7 +206,7 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
 
   async create(props) {
     const c = await ctx.client();
-    const created = await c.createKnowledgeBase(body(props));
+    const created = await c.knowledgeBases.create(body(props));
     const ready = await waitReady(c, created, props);
     return { id: ready.id, outs: outputs(props, ready) };
   },
@@ -214,7 +214,7 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
   async read(id, props) {
     const c = await ctx.client();
     state(props);
-    const kb = await unlessGone(c.getKnowledgeBase(id));
+    const kb = await unlessGone(c.knowledgeBases.get(id));
     if (!kb) return { id: undefined, props: {} };
     const outs = outputs(props, kb);
     return { id, props: outs, inputs: refreshedInputs(KB_FIELDS, props, outs, OWN_INPUTS) };
@@ -223,11 +223,11 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
   async update(id, olds, news) {
     const c = await ctx.client();
     const before = state(olds);
-    const current = await c.getKnowledgeBase(id);
+    const current = await c.knowledgeBases.get(id);
     // The service keeps no revision of a knowledge base: compare what the stack last saw before writing.
     const seen = declaredConfig(olds);
     assertUnchanged(KB_FIELDS, `Knowledge base "${before.name}" (${id})`, olds, serviceConfig(current, seen));
-    const written = await c.replaceKnowledgeBase(id, body(news, current));
+    const written = await c.knowledgeBases.replace(id, body(news, current));
     const ready = await waitReady(c, written, news);
     return { outs: outputs(news, ready) };
   },
@@ -236,7 +236,7 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
     const c = await ctx.client();
     const recorded = state(props);
     try {
-      await c.deleteKnowledgeBase(id);
+      await c.knowledgeBases.delete(id);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return;
       if (err instanceof ApiError && err.code === "knowledge_base_in_use") {

@@ -117,7 +117,7 @@ function keyStale(props: Props): boolean {
 }
 
 async function rotate(c: VoiceAgentClient, agentId: string): Promise<KeyState & { prefix: string }> {
-  const k = await c.rotateWidgetKey(agentId);
+  const k = await c.widget.rotateKey(agentId);
   return { publicKey: k.public_key, keyRotatedAt: k.rotated_at, prefix: k.public_key_prefix };
 }
 
@@ -196,9 +196,9 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
   async create(props) {
     const c = await ctx.client();
     const args = inputs(props);
-    const current = await c.getWidget(args.agentId);
+    const current = await c.widget.get(args.agentId);
     const patch = widgetPatch(current, declaredConfig(props));
-    let widget = Object.keys(patch).length > 0 ? await c.patchWidget(args.agentId, patch) : current;
+    let widget = Object.keys(patch).length > 0 ? await c.widget.patch(args.agentId, patch) : current;
     let key: KeyState = { publicKey: null, keyRotatedAt: null };
     if (args.rotateKeyOnCreate !== false) {
       const rotated = await rotate(c, args.agentId);
@@ -211,7 +211,7 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
   async read(id, props) {
     const c = await ctx.client();
     const recorded = state(props);
-    const widget = await unlessGone(c.getWidget(recorded.agentId));
+    const widget = await unlessGone(c.widget.get(recorded.agentId));
     if (!widget) return { id: undefined, props: {} };
     const outs = outputs(props, widget, {
       publicKey: recorded.publicKey ?? null,
@@ -224,7 +224,7 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
     const c = await ctx.client();
     const before = state(olds);
     const args = inputs(news);
-    const current = await c.getWidget(args.agentId);
+    const current = await c.widget.get(args.agentId);
     // The service keeps no revision of a widget: compare what the stack last saw before writing.
     assertUnchanged(
       WIDGET_FIELDS,
@@ -233,7 +233,7 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
       serviceConfig(current),
     );
     const patch = widgetPatch(current, declaredConfig(news));
-    let widget = Object.keys(patch).length > 0 ? await c.patchWidget(args.agentId, patch) : current;
+    let widget = Object.keys(patch).length > 0 ? await c.widget.patch(args.agentId, patch) : current;
     let key: KeyState = { publicKey: before.publicKey ?? null, keyRotatedAt: before.keyRotatedAt ?? null };
     const stale = typeof key.publicKey === "string" && !key.publicKey.startsWith(widget.public_key_prefix);
     if (!deepEqual(olds.rotateKeyTrigger ?? null, news.rotateKeyTrigger ?? null) || stale) {
@@ -247,7 +247,7 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
   async delete(id, props) {
     const c = await ctx.client();
     const recorded = state(props);
-    if (!(await unlessGone(c.patchWidget(recorded.agentId, { status: "paused" })))) return;
+    if (!(await unlessGone(c.widget.patch(recorded.agentId, { status: "paused" })))) return;
     // The service cannot delete a widget: it stays with its agent, paused, serving nothing.
     console.error(
       `pulumi-voice-agent: widget "${recorded.name ?? id}" of agent ${recorded.agentId} is now paused and ` +
