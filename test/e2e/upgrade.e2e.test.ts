@@ -95,6 +95,13 @@ describe("upgrade from 0.1.0", () => {
       readFileSync(path.join(work, "node_modules/pulumi-voice-agent/package.json"), "utf8"),
     );
     expect(installed.version).not.toBe("0.1.0");
+    // The client's documented import works from an installed package (docs/client.md).
+    const imported = execFileSync(
+      process.execPath,
+      ["-e", "const c = require('pulumi-voice-agent/client'); console.log(typeof c.VoiceAgentClient)"],
+      { cwd: work, encoding: "utf8" },
+    );
+    expect(imported.trim()).toBe("function");
     expect(installed.version).toBe(
       JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version,
     );
