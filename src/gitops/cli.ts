@@ -1,16 +1,21 @@
 #!/usr/bin/env node
 /**
- * voice-agent-diff's entry point. It only checks the Node.js version, then loads the command
- * (`run.ts`): on an older Node.js (20 is the default of many CI images) the command's
- * dependencies would fail to load with a stack trace instead of saying what is needed.
+ * The `voice-agent-diff` command's entry: checks the Node.js version before anything else loads
+ * (the HTTP client needs Node.js 22.19 or newer and fails on older ones with a stack trace), then
+ * runs the command (./main). Keep this file free of imports.
  */
-const major = Number(process.versions.node.split(".")[0]);
-if (major < 22) {
+
+/** The oldest Node.js the command runs on (undici, the HTTP client, requires 22.19.0). */
+const MINIMUM = [22, 19] as const;
+
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+if (major < MINIMUM[0] || (major === MINIMUM[0] && minor < MINIMUM[1])) {
   process.stderr.write(
-    `voice-agent-diff needs Node.js 22 or newer; this is Node.js ${process.version}. ` +
-      "In GitHub Actions, add actions/setup-node with node-version: 24 before this step.\n",
+    `voice-agent-diff: needs Node.js >= ${MINIMUM.join(".")}; this is Node.js ${process.versions.node}. ` +
+      "Install a newer Node.js (e.g. `nvm install 22`) and run it again.\n",
   );
   process.exitCode = 1;
 } else {
-  (require("./run") as typeof import("./run")).main(process.argv.slice(2));
+  const { main } = require("./main") as typeof import("./main");
+  void main(process.argv.slice(2));
 }

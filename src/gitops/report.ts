@@ -4,44 +4,155 @@
  * every platform line), what will be published and what will go live; then warnings and errors.
  */
 import { createPatch } from "diff";
+import { z } from "zod";
 import type { VoiceAgentClient } from "../client";
 import { deepEqual } from "../provider/normalize";
+import type { AgentArgs } from "../resources/agent";
 import { declaredConfig, observedConfig } from "../resources/agent/projection";
+import type { AgentVersionArgs } from "../resources/agentVersion";
 import { reuseCandidates } from "../resources/agentVersion/reuse";
+import type { AnalysisGroupArgs } from "../resources/analysisGroup";
+import type { KnowledgeBaseArgs } from "../resources/knowledgeBase";
+import type { WidgetArgs } from "../resources/widget";
 
-/** The parts of a `pulumi preview --json` document the report reads. */
-export interface PreviewJson {
-  steps?: PreviewStep[];
-  diagnostics?: { urn?: string; message: string; severity: string }[];
-  changeSummary?: Record<string, number>;
-}
+const Props = z.record(z.string(), z.unknown());
 
-export interface PreviewStep {
-  op: string;
-  urn: string;
-  oldState?: {
-    type: string;
-    id?: string;
-    inputs?: Record<string, unknown>;
-    outputs?: Record<string, unknown>;
-  };
-  newState?: { type: string; inputs?: Record<string, unknown>; dependencies?: string[] };
-  diffReasons?: string[];
-  replaceReasons?: string[];
+/** A resource's state in a step of `pulumi preview --json`: the parts the report reads. */
+const StepState = z.object({
+  type: z.string(),
+  id: z.string().optional(),
+  inputs: Props.optional(),
+  outputs: Props.optional(),
+  /** Per input, the URNs of the resources its value came from. */
+  propertyDependencies: z.record(z.string(), z.array(z.string()).nullable()).nullish(),
+});
+
+const PreviewStep = z.object({
+  op: z.string(),
+  urn: z.string(),
+  oldState: StepState.nullish(),
+  newState: StepState.nullish(),
+  diffReasons: z.array(z.string()).nullish(),
+  replaceReasons: z.array(z.string()).nullish(),
+});
+
+/** The parts of a `pulumi preview --json` document the report reads (anything else is ignored). */
+export const PreviewJson = z.object({
+  steps: z.array(PreviewStep).nullish(),
+  diagnostics: z
+    .array(z.object({ urn: z.string().nullish(), message: z.string(), severity: z.string() }))
+    .nullish(),
+  changeSummary: z.record(z.string(), z.number()).nullish(),
+});
+
+/** A `pulumi preview --json` document, as far as the report reads it. */
+export type PreviewJson = z.infer<typeof PreviewJson>;
+/** One step (one resource's planned operation) of a {@link PreviewJson}. */
+export type PreviewStep = z.infer<typeof PreviewStep>;
+
+/**
+ * Checks that `value` (parsed JSON) has the shape of `pulumi preview --json` output.
+ *
+ * @throws {Error} naming the first part that does not fit, the zod error as `cause`.
+ */
+export function parsePreview(value: unknown): PreviewJson {
+  const parsed = PreviewJson.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
+    throw new Error(`not a \`pulumi preview --json\` document${where}: ${issue?.message ?? "invalid"}`, {
+      cause: parsed.error,
+    });
+  }
+  return parsed.data;
 }
 
 const TYPE_PREFIX = "pulumi-nodejs:dynamic/voice-agent:";
-/** Inputs that are plumbing, not configuration. */
-const HIDDEN = new Set([
-  "__provider",
-  "contentHash",
-  "draftVersion",
-  "documentRevision",
-  "knownVersions",
-  "knownVersion",
-  "knownUpTo",
-]);
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/**
+ * Per resource type, each argument the program gives → the input it reaches the provider as. Only
+ * these are shown: the rest of the inputs (the Agent's `contentHash`, what an AgentVersion copies
+ * from its Agent to find and publish the draft, `__provider`) is plumbing. `satisfies` keeps every
+ * list equal to the resource's arguments.
+ */
+const ARGUMENTS: Record<string, Readonly<Record<string, string>>> = {
+  Agent: {
+    name: "name",
+    systemPrompt: "systemPrompt",
+    greeting: "greeting",
+    language: "language",
+    transcriber: "transcriber",
+    model: "model",
+    voice: "voice",
+    conversation: "conversation",
+    call: "call",
+    inbound: "inbound",
+    builtinTools: "builtinTools",
+    variables: "variables",
+    knowledgeBaseIds: "knowledgeBaseIds",
+    analysisGroupIds: "analysisGroupIds",
+    memory: "memory",
+    numbers: "numbers",
+    adoptId: "adoptId",
+  } satisfies Record<keyof AgentArgs, string>,
+  AgentVersion: {
+    agent: "agentId",
+    label: "label",
+    notes: "notes",
+    live: "live",
+    version: "pinnedVersion",
+  } satisfies Record<keyof AgentVersionArgs, string>,
+  Widget: {
+    agentId: "agentId",
+    name: "name",
+    allowedOrigins: "allowedOrigins",
+    enabledModes: "enabledModes",
+    theme: "theme",
+    defaultVariables: "defaultVariables",
+    status: "status",
+    rotateKeyTrigger: "rotateKeyTrigger",
+    rotateKeyOnCreate: "rotateKeyOnCreate",
+  } satisfies Record<keyof WidgetArgs, string>,
+  KnowledgeBase: {
+    name: "name",
+    description: "description",
+    documents: "documents",
+    readyTimeoutSeconds: "readyTimeoutSeconds",
+  } satisfies Record<keyof KnowledgeBaseArgs, string>,
+  AnalysisGroup: {
+    name: "name",
+    description: "description",
+    enabled: "enabled",
+    items: "items",
+    adoptDefault: "adoptDefault",
+    adoptId: "adoptId",
+  } satisfies Record<keyof AnalysisGroupArgs, string>,
+};
+
+/** Replacement causes that are not arguments, in words. */
+const INTERNAL_REASONS: Record<string, Record<string, string>> = {
+  AgentVersion: { contentHash: "the agent's configuration" },
+};
+
+/** The program's arguments among `inputs`, under the names the program gives them. */
+function userInputs(type: string, inputs: Record<string, unknown>): Record<string, unknown> {
+  const args = ARGUMENTS[type];
+  if (!args) return Object.fromEntries(Object.entries(inputs).filter(([k]) => k !== "__provider"));
+  const out: Record<string, unknown> = {};
+  for (const [arg, input] of Object.entries(args)) if (input in inputs) out[arg] = inputs[input];
+  return out;
+}
+
+/** Why a step replaces its resource, in the program's terms; empty when no reason is worth showing. */
+function replaceReasons(type: string, reasons: readonly string[]): string[] {
+  const args = Object.entries(ARGUMENTS[type] ?? {});
+  const words = reasons.map((reason) => {
+    const arg = ARGUMENTS[type] ? args.find(([, input]) => input === reason)?.[0] : reason;
+    return arg !== undefined ? code(arg) : INTERNAL_REASONS[type]?.[reason];
+  });
+  return [...new Set(words.filter((w): w is string => w !== undefined))];
+}
 
 const ACTIONS: Record<string, [string, string]> = {
   create: ["+", "create"],
@@ -55,6 +166,35 @@ const ACTIONS: Record<string, [string, string]> = {
   refresh: ["", ""],
 };
 
+/** A run of backticks longer than any in `text`, and at least `min` long (CommonMark). */
+function backticks(text: string, min: number): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return "`".repeat(Math.max(min, longest + 1));
+}
+
+/** `text` as an inline code span that no backtick in it can close early. */
+function code(text: string): string {
+  const fence = backticks(text, 1);
+  // A space each side keeps a leading or trailing backtick (or space) of the content; CommonMark strips it.
+  const pad = /^[` ]|[` ]$/.test(text) && text.trim() !== "" ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/** An inline code span for a table cell: pipes escaped, so they do not end the cell. */
+function cell(text: string): string {
+  return code(text.replace(/\n/g, " ")).replace(/\|/g, "\\|");
+}
+
+/** `body` in a fenced code block whose fence no line of `body` can close. */
+function fenced(body: string, info: string): string {
+  const fence = backticks(body, 3);
+  return `${fence}${info}\n${body}\n${fence}`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
 function nameOf(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }
@@ -63,14 +203,22 @@ function typeOf(step: PreviewStep): string {
   return (step.newState?.type ?? step.oldState?.type ?? "").replace(TYPE_PREFIX, "");
 }
 
+function num(v: unknown): number | undefined {
+  return typeof v === "number" ? v : undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
 /** Leaf values of a nested value, keyed by their path (`a.b[0].c`). */
 function flatten(value: unknown, path = "", out: Map<string, unknown> = new Map()): Map<string, unknown> {
   if (Array.isArray(value) && value.some((v) => typeof v === "object" && v !== null)) {
     value.forEach((v, i) => {
       flatten(v, `${path}[${i}]`, out);
     });
-  } else if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    const entries = Object.entries(value).filter(([k]) => !(path === "" && HIDDEN.has(k)));
+  } else if (isRecord(value)) {
+    const entries = Object.entries(value);
     if (entries.length === 0 && path) out.set(path, {});
     for (const [k, v] of entries) flatten(v, path ? `${path}.${k}` : k, out);
   } else if (path) {
@@ -88,36 +236,26 @@ function show(v: unknown): string {
   if (v === UNKNOWN) return "*(known after apply)*";
   if (v === "[secret]") return "*(secret)*";
   if (isLongText(v)) return `*(${v.split("\n").length} lines)*`;
-  const text = JSON.stringify(v);
-  return `\`${text.replace(/\|/g, "\\|").replace(/`/g, "'")}\``;
+  return cell(JSON.stringify(v));
 }
 
-function lineDiff(path: string, before: string, after: string): string {
-  const patch = createPatch(
-    path,
-    before.endsWith("\n") ? before : `${before}\n`,
-    after.endsWith("\n") ? after : `${after}\n`,
-    "",
-    "",
-    {
-      context: 3,
-    },
-  );
+/** Text as a file for the line diff: empty when absent, else ending with a newline. */
+function asLines(text: string | undefined): string {
+  if (text === undefined || text === "") return "";
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+function lineDiff(path: string, before: string | undefined, after: string | undefined): string {
+  const patch = createPatch(path, asLines(before), asLines(after), "", "", { context: 3 });
   const body = patch.split("\n").slice(4).join("\n").trimEnd();
-  const fence = fenceFor(body);
-  return `<details open><summary><code>${path}</code></summary>\n\n${fence}diff\n${body}\n${fence}\n</details>\n`;
+  return `<details open><summary><code>${escapeHtml(path)}</code></summary>\n\n${fenced(body, "diff")}\n</details>\n`;
 }
 
-/** A code fence longer than any run of backticks in `text`, so the text cannot close it (CommonMark). */
-export function fenceFor(text: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  return "`".repeat(Math.max(3, longest + 1));
-}
-
-/** The changed fields of one step, as a table and line diffs. */
+/** The changed arguments of one step, as a table and line diffs. */
 function fieldChanges(step: PreviewStep): string {
-  const before = flatten(step.op === "create" ? {} : (step.oldState?.inputs ?? {}));
-  const after = flatten(step.op === "delete" ? {} : (step.newState?.inputs ?? {}));
+  const type = typeOf(step);
+  const before = flatten(step.op === "create" ? {} : userInputs(type, step.oldState?.inputs ?? {}));
+  const after = flatten(step.op === "delete" ? {} : userInputs(type, step.newState?.inputs ?? {}));
   const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
   const rows: string[] = [];
   const diffs: string[] = [];
@@ -125,9 +263,12 @@ function fieldChanges(step: PreviewStep): string {
     const a = before.get(path);
     const b = after.get(path);
     if (JSON.stringify(a) === JSON.stringify(b)) continue;
-    rows.push(`| \`${path}\` | ${step.op === "create" ? "" : show(a)} | ${show(b)} |`);
-    if ((isLongText(a) || isLongText(b)) && b !== UNKNOWN)
-      diffs.push(lineDiff(path, String(a ?? ""), String(b ?? "")));
+    rows.push(`| ${cell(path)} | ${step.op === "create" ? "" : show(a)} | ${show(b)} |`);
+    if ((isLongText(a) || isLongText(b)) && b !== UNKNOWN) {
+      diffs.push(
+        lineDiff(path, a === undefined ? undefined : String(a), b === undefined ? undefined : String(b)),
+      );
+    }
   }
   if (rows.length === 0) return "";
   const head = step.op === "create" ? "| Field | | Value |" : "| Field | Now | After this change |";
@@ -135,17 +276,32 @@ function fieldChanges(step: PreviewStep): string {
 }
 
 /**
- * The Agent step of an AgentVersion step: the Agent it depends on (its `agent` input makes the
- * dependency), else the Agent whose id it names. Never another agent of the same stack.
+ * The step of the Agent an AgentVersion step publishes: the resource its `agentId` input comes from
+ * (`propertyDependencies`, known even when the agent is still to be created), else the Agent whose
+ * id the input holds. Undefined when neither is in the preview.
  */
-function agentStepOf(step: PreviewStep, steps: PreviewStep[]): PreviewStep | undefined {
-  const agents = steps.filter((s) => typeOf(s) === "Agent" && s.op !== "delete");
-  const deps = new Set(step.newState?.dependencies ?? []);
-  const byDependency = agents.find((s) => deps.has(s.urn));
-  if (byDependency) return byDependency;
-  const agentId = step.newState?.inputs?.agentId ?? step.oldState?.outputs?.agentId;
-  if (typeof agentId !== "string" || agentId === UNKNOWN) return undefined;
-  return agents.find((s) => s.oldState?.outputs?.agentId === agentId || s.oldState?.id === agentId);
+function agentStepOf(step: PreviewStep, steps: readonly PreviewStep[]): PreviewStep | undefined {
+  const state = step.newState ?? step.oldState;
+  const agents = steps.filter((s) => typeOf(s) === "Agent");
+  // A replaced agent has several steps: the one that carries its new state.
+  const pick = (found: PreviewStep[]) =>
+    found.find((s) => s.newState?.inputs && !s.op.startsWith("delete")) ?? found[0];
+  const from = state?.propertyDependencies?.agentId ?? [];
+  const byUrn = agents.filter((s) => from.includes(s.urn));
+  if (byUrn.length > 0) return pick(byUrn);
+  const id = state?.inputs?.agentId;
+  if (typeof id !== "string" || id === UNKNOWN) return undefined;
+  const byId = agents.filter((s) => s.oldState?.id === id || s.oldState?.outputs?.agentId === id);
+  return byId.length > 0 ? pick(byId) : undefined;
+}
+
+/** The recorded `knownVersions` of an Agent's state: content hash → version number. */
+function knownVersions(outputs: Record<string, unknown>): Record<string, number> | undefined {
+  const known = outputs.knownVersions;
+  if (!isRecord(known)) return undefined;
+  return Object.fromEntries(
+    Object.entries(known).filter((e): e is [string, number] => typeof e[1] === "number"),
+  );
 }
 
 /**
@@ -154,27 +310,27 @@ function agentStepOf(step: PreviewStep, steps: PreviewStep[]): PreviewStep | und
  * last, which the Agent's update records; the hash the Agent will have; and whether the state has
  * such a record at all (states written before `knownVersions` do not).
  */
-function recordOf(step: PreviewStep, steps: PreviewStep[]) {
+function recordOf(step: PreviewStep, steps: readonly PreviewStep[]) {
   const inputs = step.newState?.inputs ?? {};
   if (typeOf(step) !== "AgentVersion" || !["create", "replace"].includes(step.op)) return undefined;
   if (inputs.pinnedVersion !== undefined || typeof inputs.agentId !== "string" || inputs.agentId === UNKNOWN)
     return undefined;
   const agentStep = agentStepOf(step, steps);
-  if (!agentStep?.newState?.inputs) return undefined;
+  const agentInputs = agentStep?.newState?.inputs;
+  if (!agentStep || agentStep.op.startsWith("delete") || !agentInputs) return undefined;
   const old = agentStep.oldState?.outputs ?? {};
-  const known: Record<string, number> = {
-    ...((old.knownVersions as Record<string, number> | undefined) ?? {}),
-  };
-  const published = step.oldState?.outputs?.version;
-  if (typeof published === "number" && published === old.draftVersion && typeof old.contentHash === "string")
+  const recordedVersions = knownVersions(old);
+  const known: Record<string, number> = { ...recordedVersions };
+  const published = num(step.oldState?.outputs?.version);
+  if (published !== undefined && published === old.draftVersion && typeof old.contentHash === "string")
     known[old.contentHash] = published;
-  const hash = agentStep.newState.inputs.contentHash;
+  const hash = agentInputs.contentHash;
   return {
-    agentId: inputs.agentId as string,
-    agentInputs: agentStep.newState.inputs,
+    agentId: inputs.agentId,
+    agentInputs,
     recorded: typeof hash === "string" ? known[hash] : undefined,
     // Versions above this one were published outside the stack's sight; -1 when nothing is recorded.
-    knownUpTo: old.knownVersions ? Math.max(-1, ...Object.values(known)) : -1,
+    knownUpTo: recordedVersions ? Math.max(-1, ...Object.values(known)) : -1,
   };
 }
 
@@ -225,26 +381,31 @@ export async function findReusedVersions(
   return found;
 }
 
-/** What an AgentVersion step will do to the agent's versions, in words. */
-function versionPlan(step: PreviewStep, steps: PreviewStep[], reused?: number, checked = false): string {
+/** What an AgentVersion step will do to its agent's versions, in words. */
+function versionPlan(
+  step: PreviewStep,
+  steps: readonly PreviewStep[],
+  reused?: number,
+  checked = false,
+): string {
   const inputs = step.newState?.inputs ?? {};
   const old = step.oldState?.outputs ?? {};
-  const agentStep = agentStepOf(step, steps);
-  const agentOld = agentStep?.oldState?.outputs ?? {};
+  const oldVersion = num(old.version);
   const live = inputs.live !== false;
-  const replacing = old.version !== undefined ? ` (replacing live version ${old.version})` : "";
+  const replacing = oldVersion !== undefined ? ` (replacing live version ${oldVersion})` : "";
   if (step.op === "delete")
     return "The stack stops tracking this version; it stays published in the service's history.\n";
-  if (inputs.pinnedVersion !== undefined && inputs.pinnedVersion !== UNKNOWN) {
-    return `Puts published version **${inputs.pinnedVersion}** ${live ? "live" : "in place (not live)"}${replacing}; nothing is published.\n`;
+  const pinned = num(inputs.pinnedVersion);
+  if (pinned !== undefined) {
+    return `Puts published version **${pinned}** ${live ? "live" : "in place (not live)"}${replacing}; nothing is published.\n`;
   }
   if (step.op === "update") {
     const parts: string[] = [];
-    if (inputs.label !== old.label && inputs.label !== undefined)
-      parts.push(`relabels version ${old.version} to \`${inputs.label}\``);
+    if (typeof inputs.label === "string" && inputs.label !== old.label)
+      parts.push(`relabels version ${oldVersion} to ${code(inputs.label)}`);
     if (inputs.notes !== old.notes && inputs.notes !== undefined)
-      parts.push(`updates the notes of version ${old.version}`);
-    if (live && old.isLive === false) parts.push(`puts version ${old.version} back live`);
+      parts.push(`updates the notes of version ${oldVersion}`);
+    if (live && old.isLive === false) parts.push(`puts version ${oldVersion} back live`);
     return `In place: ${parts.join(", ") || "metadata only"}.\n`;
   }
   if (reused !== undefined && checked) {
@@ -260,11 +421,15 @@ function versionPlan(step: PreviewStep, steps: PreviewStep[], reused?: number, c
       "(`pulumi up` compares the whole configuration first; `--resolve` asks the service now.)\n"
     );
   }
+  // The number the agent's draft will get, from what the state recorded about this version's own agent.
+  const agentStep = agentStepOf(step, steps);
+  const agentOld = agentStep?.oldState?.outputs ?? {};
+  const latest = num(agentOld.latestVersion);
+  const draft = num(agentOld.draftVersion);
   let next = "";
-  if (agentOld.latestVersion !== undefined) {
-    const draftOpen =
-      agentOld.draftVersion === agentOld.latestVersion && agentOld.draftVersion !== old.version;
-    next = ` **${draftOpen ? agentOld.draftVersion : Number(agentOld.latestVersion) + 1}**`;
+  if (latest !== undefined) {
+    const draftOpen = draft === latest && draft !== oldVersion;
+    next = ` **${draftOpen ? draft : latest + 1}**`;
   } else if (step.op === "create" && agentStep?.op === "create") {
     next = " **0**";
   }
@@ -275,34 +440,34 @@ function versionPlan(step: PreviewStep, steps: PreviewStep[], reused?: number, c
   );
 }
 
-/** A replace reason as the user knows it: internal inputs named by what they stand for. */
-function reasonName(input: string): string {
-  if (input === "contentHash") return "the agent's configuration";
-  if (input === "pinnedVersion") return "`version`";
-  return `\`${input}\``;
-}
-
 function blocked(step: PreviewStep): string {
-  const reasons = (step.oldState?.outputs?.blockedReasons as string[] | undefined) ?? [];
+  const recorded = step.oldState?.outputs?.blockedReasons;
+  const reasons = Array.isArray(recorded) ? recorded.filter((r): r is string => typeof r === "string") : [];
   return reasons.length ? `\n> **Blocked:** ${reasons.join("; ")}\n` : "";
 }
 
 /** Markdown for a pull-request comment from a `pulumi preview --json` document. */
 export function renderReport(
   preview: PreviewJson,
-  opts: { title?: string; reused?: ReadonlyMap<string, number> } = {},
+  opts: {
+    /** The report's heading. Default "Voice agents: preview". */
+    title?: string;
+    /** AgentVersion URN → the published version the service holds for it (`findReusedVersions`). */
+    reused?: ReadonlyMap<string, number>;
+  } = {},
 ): string {
   // Asked of the service (`--resolve`), else as the stack recorded it.
   const checked = opts.reused !== undefined;
   const reused = opts.reused ?? recordedReuse(preview);
-  const steps = (preview.steps ?? []).filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
+  const all = preview.steps ?? [];
+  const steps = all.filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
   const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
   const title = opts.title ?? "Voice agents: preview";
   const diagnostics = (preview.diagnostics ?? []).filter(
     (d) => d.severity === "warning" || d.severity === "error",
   );
   const notes = diagnostics.length
-    ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` \`${nameOf(d.urn)}\`` : ""}: ${d.message.trim().replace(/\n+/g, " ")}`).join("\n")}\n`
+    ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` ${code(nameOf(d.urn))}` : ""}: ${d.message.trim().replace(/\n+/g, " ")}`).join("\n")}\n`
     : "";
   if (steps.length === 0)
     return `### ${title}\n\nNo changes: the service already matches this commit.\n${notes}`;
@@ -313,15 +478,14 @@ export function renderReport(
   const sections = ours.map((s) => {
     const [sign, action] = ACTIONS[s.op]!;
     const type = typeOf(s);
-    const reasons = s.replaceReasons?.length
-      ? ` (because of ${s.replaceReasons.map(reasonName).join(", ")})`
-      : "";
-    const plan = type === "AgentVersion" ? versionPlan(s, steps, reused.get(s.urn), checked) : "";
-    return `#### ${sign} ${type} \`${nameOf(s.urn)}\`: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}`;
+    const why = replaceReasons(type, s.replaceReasons ?? []);
+    const reasons = why.length ? ` (because of ${why.join(", ")})` : "";
+    const plan = type === "AgentVersion" ? versionPlan(s, all, reused.get(s.urn), checked) : "";
+    return `#### ${sign} ${type} ${code(nameOf(s.urn))}: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}`;
   });
   const others = steps.filter((s) => !ours.includes(s));
   const otherList = others.length
-    ? `\nOther resources: ${others.map((s) => `${ACTIONS[s.op]![1]} \`${nameOf(s.urn)}\``).join(", ")}.\n`
+    ? `\nOther resources: ${others.map((s) => `${ACTIONS[s.op]![1]} ${code(nameOf(s.urn))}`).join(", ")}.\n`
     : "";
   return `### ${title}\n\n**${summary}**\n\n${sections.join("\n")}${otherList}${notes}`;
 }

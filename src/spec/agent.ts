@@ -270,6 +270,35 @@ export const AgentNumbers = z.object(numbersShape);
 export const AgentNumbersInput = req(numbersShape);
 
 /**
+ * The configuration fields of the agent body, each with its read-back schema and its request
+ * schema, once for both (`configurationShape` picks one column).
+ */
+const CONFIGURATION = {
+  system_prompt: [z.string(), systemPrompt],
+  greeting: [Greeting, GreetingInput],
+  language: [Language, LanguageInput],
+  transcriber: [Transcriber, TranscriberInput],
+  model: [Model, ModelInput],
+  voice: [Voice, VoiceInput],
+  conversation: [Conversation, ConversationInput],
+  call: [Call, CallInput],
+  inbound: [Inbound, InboundInput],
+  builtin_tools: [BuiltinTools, BuiltinToolsInput],
+  memory: [Memory, MemoryInput],
+  numbers: [AgentNumbers, AgentNumbersInput],
+} as const;
+type Configuration = typeof CONFIGURATION;
+
+/** Column 0: the read-back schemas; column 1: the request schemas. Every field nullable. */
+function configurationShape<C extends 0 | 1>(
+  column: C,
+): { [K in keyof Configuration]: z.ZodNullable<Configuration[K][C]> } {
+  return Object.fromEntries(
+    Object.entries(CONFIGURATION).map(([k, pair]) => [k, pair[column].nullable()]),
+  ) as { [K in keyof Configuration]: z.ZodNullable<Configuration[K][C]> };
+}
+
+/**
  * The agent request body (create and patch): every configuration field of the reference plus
  * `label` and `notes`, all optional. `null` on an object resets it to the platform default; on a
  * nullable scalar or a fallback it clears it (see `applyAgentPatch`).
@@ -277,21 +306,10 @@ export const AgentNumbersInput = req(numbersShape);
 export const AgentBody = z
   .strictObject({
     name,
-    system_prompt: systemPrompt.nullable(),
-    greeting: GreetingInput.nullable(),
-    language: LanguageInput.nullable(),
-    transcriber: TranscriberInput.nullable(),
-    model: ModelInput.nullable(),
-    voice: VoiceInput.nullable(),
-    conversation: ConversationInput.nullable(),
-    call: CallInput.nullable(),
-    inbound: InboundInput.nullable(),
-    builtin_tools: BuiltinToolsInput.nullable(),
+    ...configurationShape(1),
     variables: z.array(VariableInput),
     knowledge_base_ids: z.array(z.string()),
     analysis_group_ids: z.array(z.string()),
-    memory: MemoryInput.nullable(),
-    numbers: AgentNumbersInput.nullable(),
     label: z.string().nullable(),
     notes: z.string().nullable(),
   })
@@ -348,21 +366,10 @@ export const AgentDetail = z.object({
   updated_at: Timestamp,
   dashboard_url: z.string().nullable(),
   name: z.string(),
-  system_prompt: z.string().nullable(),
-  greeting: Greeting.nullable(),
-  language: Language.nullable(),
-  transcriber: Transcriber.nullable(),
-  model: Model.nullable(),
-  voice: Voice.nullable(),
-  conversation: Conversation.nullable(),
-  call: Call.nullable(),
-  inbound: Inbound.nullable(),
-  builtin_tools: BuiltinTools.nullable(),
+  ...configurationShape(0),
   variables: z.array(Variable),
   knowledge_base_ids: z.array(z.string()),
   analysis_group_ids: z.array(z.string()),
-  memory: Memory.nullable(),
-  numbers: AgentNumbers.nullable(),
 });
 export type AgentDetail = z.infer<typeof AgentDetail>;
 

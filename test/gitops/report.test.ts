@@ -2,18 +2,28 @@
  * The pull-request report, fed with `pulumi preview --json` documents recorded from real runs of the
  * examples (test/e2e/examples.e2e.test.ts with RECORD_PREVIEWS=1).
  */
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
-import { findReusedVersions, type PreviewJson, renderReport } from "../../src/gitops/report";
+import {
+  findReusedVersions,
+  type PreviewJson,
+  type PreviewStep,
+  parsePreview,
+  recordedReuse,
+  renderReport,
+} from "../../src/gitops/report";
 import { toWire } from "../../src/provider/normalize";
 import { declaredConfig } from "../../src/resources/agent/projection";
 import { REPO_ROOT } from "../support/pulumi";
+import { codeSpans, fencedBlocks, section } from "./markdown";
 
+const FIXTURES = path.join(REPO_ROOT, "test/fixtures/previews");
 const fixture = (name: string): PreviewJson =>
-  JSON.parse(readFileSync(path.join(REPO_ROOT, "test/fixtures/previews", `${name}.json`), "utf8"));
+  parsePreview(JSON.parse(readFileSync(path.join(FIXTURES, `${name}.json`), "utf8")));
+const stepOf = (preview: PreviewJson, name: string): PreviewStep =>
+  preview.steps!.find((s) => s.urn.endsWith(`::${name}`) && s.op !== "same")!;
 
 describe("voice-agent-diff report", () => {
   test("creation: every resource to create, with the declared fields", () => {
@@ -33,8 +43,8 @@ describe("voice-agent-diff report", () => {
     expect(md).toContain("```diff");
     expect(md).toMatch(/^-.*arrange returns\.$/m);
     expect(md).toMatch(/^\+.*arrange returns and exchanges\.$/m);
-    expect(md).toMatch(
-      /#### \+- AgentVersion `support-live`: replace \(because of the agent's configuration\)/,
+    expect(md).toContain(
+      "#### +- AgentVersion `support-live`: replace (because of the agent's configuration)",
     );
     expect(md).toContain(
       "Publishes the agent's draft as version **1** and puts it live (replacing live version 0)",
@@ -128,94 +138,174 @@ describe("voice-agent-diff report", () => {
     expect(renderReport(preview)).toContain("- **warning** `b`: voice 'x' will be withdrawn");
   });
 
-  test("the command reads a file or stdin and refuses what is not preview JSON", () => {
-    const cli = path.join(REPO_ROOT, "dist/gitops/cli.js");
-    const file = path.join(REPO_ROOT, "test/fixtures/previews/support-agent-no-change.json");
-    expect(execFileSync(process.execPath, [cli, file], { encoding: "utf8" })).toContain("No changes");
-    expect(
-      execFileSync(process.execPath, [cli, "--title", "prod"], {
-        input: readFileSync(file),
-        encoding: "utf8",
-      }),
-    ).toContain("### prod");
-    expect(() => execFileSync(process.execPath, [cli], { input: "not json", stdio: "pipe" })).toThrow(
-      /not the JSON/,
+  describe("two agents in one stack: each version is matched to its own agent", () => {
+    test("an agent changed (publishes 7) and an agent added (publishes its first version, 0)", () => {
+      const md = renderReport(fixture("two-agents-add"));
+      expect(section(md, "alpha-live")).toContain(
+        "Publishes the agent's draft as version **7** and puts it live (replacing live version 6)",
+      );
+      expect(section(md, "beta-live")).toContain(
+        "Publishes the agent's draft as version **0** and puts it live.",
+      );
+    });
+
+    test("both agents changed: 8 for one, 1 for the other", () => {
+      const md = renderReport(fixture("two-agents-change"));
+      expect(section(md, "alpha-live")).toContain(
+        "version **8** and puts it live (replacing live version 7)",
+      );
+      expect(section(md, "beta-live")).toContain("version **1** and puts it live (replacing live version 0)");
+    });
+
+    test("matched by the agent's id when the preview has no property dependencies", () => {
+      const preview = fixture("two-agents-change");
+      for (const step of preview.steps ?? []) {
+        for (const state of [step.oldState, step.newState]) if (state) delete state.propertyDependencies;
+      }
+      const md = renderReport(preview);
+      expect(section(md, "alpha-live")).toContain("version **8**");
+      expect(section(md, "beta-live")).toContain("version **1**");
+    });
+
+    test("a revert of one agent next to a change of the other", () => {
+      const preview = fixture("two-agents-revert");
+      const md = renderReport(preview);
+      expect(section(md, "alpha-live")).toContain("A revert: this stack published version **7**");
+      expect(section(md, "beta-live")).toContain("Publishes the agent's draft as version **2**");
+      expect(section(md, "beta-live")).not.toContain("revert: this stack");
+      expect([...recordedReuse(preview).keys()]).toEqual([stepOf(preview, "alpha-live").urn]);
+    });
+  });
+
+  describe("text that holds backticks stays inside its code", () => {
+    /** rollback-revert, the prompt holding a fenced example (and a longer backtick run) near the change. */
+    function withCodeInPrompt(): PreviewJson {
+      const preview = fixture("rollback-revert");
+      const agent = stepOf(preview, "reservations");
+      const prompt = (last: string) =>
+        "## Agent Purpose\nBook tables.\n\n## Call Flow\nEnd like this:\n```\n<end_call>\n```\n" +
+        `Never say \`\`\`\`.\n${last}\n`;
+      agent.oldState!.inputs!.systemPrompt = prompt("Say goodbye.");
+      agent.newState!.inputs!.systemPrompt = prompt("Say goodbye warmly.");
+      return preview;
+    }
+
+    test("the prompt's line diff: one fence, longer than any backtick run of the prompt", () => {
+      const md = renderReport(withCodeInPrompt());
+      const diffs = fencedBlocks(md).filter((b) => b.info === "diff");
+      expect(diffs).toHaveLength(1);
+      expect(diffs[0]!.lines).toEqual([
+        "@@ -7,4 +7,4 @@",
+        " <end_call>",
+        " ```",
+        " Never say ````.",
+        "-Say goodbye.",
+        "+Say goodbye warmly.",
+      ]);
+      // Nothing after the diff is swallowed into a code block.
+      expect(md).toMatch(/^#### \+- AgentVersion `reservations-live`/m);
+      expect(fencedBlocks(md.slice(md.indexOf("#### +- AgentVersion")))).toEqual([]);
+    });
+
+    test("inline code: labels, values and names keep their backticks", () => {
+      const label = fixture("rollback-label");
+      stepOf(label, "reservations-live").newState!.inputs!.label = "`v2` (hotfix)";
+      const md = renderReport(label);
+      const line = md.split("\n").find((l) => l.startsWith("In place: relabels version 0 to"))!;
+      expect(codeSpans(line)).toEqual(["`v2` (hotfix)"]);
+      const row = md.split("\n").find((l) => l.startsWith("| `` `label` ``") || l.startsWith("| `label`"))!;
+      expect(codeSpans(row)).toEqual(["label", '"`v2` (hotfix)"']);
+
+      const revert = withCodeInPrompt();
+      stepOf(revert, "reservations").newState!.inputs!.name = "Tables ``for`` two | four";
+      const nameRow = renderReport(revert)
+        .split("\n")
+        .find((l) => l.startsWith("| `name`"))!;
+      // A pipe inside a table cell is escaped for the table, not for the code.
+      expect(codeSpans(nameRow.replace(/\\\|/g, "|"))).toEqual([
+        "name",
+        '"Reservations"',
+        '"Tables ``for`` two | four"',
+      ]);
+    });
+  });
+
+  describe("only the program's arguments are listed", () => {
+    /** Inputs that are plumbing: what the provider computes or copies, never what a program writes. */
+    const PLUMBING = [
+      "__provider",
+      "contentHash",
+      "knownVersions",
+      "knownVersion",
+      "knownUpTo",
+      "draftVersion",
+      "documentRevision",
+      "latestVersion",
+      "liveVersion",
+      "dashboardUrl",
+    ];
+    /** An AgentVersion's arguments are `agent` and `version`; these are the provider's names. */
+    const VERSION_PLUMBING = [...PLUMBING, "agentId", "pinnedVersion"];
+
+    /** The names a report lists as changed (table rows, replacement causes) that are not arguments. */
+    function plumbingListed(md: string): string[] {
+      const found: string[] = [];
+      let internal = PLUMBING;
+      for (const line of md.split("\n")) {
+        if (line.startsWith("#### "))
+          internal = line.includes(" AgentVersion ") ? VERSION_PLUMBING : PLUMBING;
+        const names: string[] = [];
+        if (line.startsWith("| ")) names.push((codeSpans(line)[0] ?? "").split(/[.[]/)[0] as string);
+        const because = / \(because of (.*)\)$/.exec(line);
+        if (line.startsWith("#### ") && because) names.push(...codeSpans(because[1] as string));
+        found.push(...names.filter((n) => internal.includes(n)));
+      }
+      return found;
+    }
+
+    test.each(readdirSync(FIXTURES).map((f) => f.replace(/\.json$/, "")))("%s", (name) => {
+      expect(plumbingListed(renderReport(fixture(name)))).toEqual([]);
+    });
+
+    test("a replacement caused by the agent's configuration says so, not its hash", () => {
+      const md = renderReport(fixture("two-agents-change"));
+      expect(md).toContain(
+        "#### +- AgentVersion `beta-live`: replace (because of the agent's configuration)",
+      );
+      expect(md).not.toContain("contentHash");
+    });
+
+    test("outputs kept among the inputs are not listed as changed", () => {
+      const preview = fixture("support-agent-prompt-change");
+      const agent = stepOf(preview, "support");
+      Object.assign(agent.oldState!.inputs!, {
+        latestVersion: 0,
+        knownVersions: {},
+        dashboardUrl: "https://dashboard.voice-agent.example/agents/x?version=0",
+      });
+      Object.assign(agent.newState!.inputs!, {
+        latestVersion: 1,
+        knownVersions: { "sha256:0f95522da4496adba29fa762a610dd88": 0 },
+        dashboardUrl: "https://dashboard.voice-agent.example/agents/x?version=1",
+      });
+      const md = renderReport(preview);
+      expect(md).toContain("| `systemPrompt` |");
+      expect(plumbingListed(md)).toEqual([]);
+    });
+
+    test("a pinned version is listed under the argument's name, `version`", () => {
+      const preview = fixture("rollback-label");
+      const step = stepOf(preview, "reservations-live");
+      step.newState!.inputs!.pinnedVersion = 3;
+      const md = renderReport(preview);
+      expect(md).toMatch(/^\| `version` \| \*\(not set\)\* \| `3` \|$/m);
+    });
+  });
+
+  test("what is not a preview document is refused, naming where", () => {
+    expect(() => parsePreview({ steps: [{ op: "create" }] })).toThrow(
+      /not a `pulumi preview --json` document at steps\.0\.urn/,
     );
-  });
-});
-
-describe("voice-agent-diff report: defects fixed", () => {
-  /**
-   * A stack with two agents, built from the recorded prompt-change preview: a second agent whose
-   * state says it is at versions 0 (latest 0), next to the first at 7, each with its AgentVersion.
-   */
-  function twoAgents(): PreviewJson {
-    const one = fixture("support-agent-prompt-change");
-    const steps = one.steps ?? [];
-    const agent = structuredClone(steps.find((s) => s.urn.endsWith("::support"))!);
-    const version = structuredClone(steps.find((s) => s.urn.endsWith("::support-live"))!);
-    agent.oldState!.outputs = {
-      ...agent.oldState!.outputs,
-      draftVersion: 7,
-      latestVersion: 7,
-      liveVersion: 7,
-    };
-    version.oldState!.outputs = { ...version.oldState!.outputs, version: 7 };
-    const second = structuredClone(agent);
-    const secondVersion = structuredClone(version);
-    second.urn = agent.urn.replace(/::support$/, "::sales");
-    second.oldState!.id = "00000000-0000-4000-8000-000000000002";
-    second.oldState!.outputs = {
-      ...second.oldState!.outputs,
-      agentId: second.oldState!.id,
-      draftVersion: 0,
-      latestVersion: 0,
-      liveVersion: 0,
-      knownVersions: {},
-    };
-    secondVersion.urn = version.urn.replace(/::support-live$/, "::sales-live");
-    secondVersion.newState!.inputs = { ...secondVersion.newState!.inputs, agentId: second.oldState!.id };
-    secondVersion.newState!.dependencies = [second.urn];
-    secondVersion.oldState!.outputs = { ...secondVersion.oldState!.outputs, version: 0 };
-    // The second agent's steps come after the first's, as the engine lists them.
-    return {
-      ...one,
-      steps: [...steps.filter((s) => s !== undefined), second, secondVersion].map((s) =>
-        s.urn.endsWith("::support") ? agent : s.urn.endsWith("::support-live") ? version : s,
-      ),
-    };
-  }
-
-  test("with two agents, each version section names its own agent's next version", () => {
-    const md = renderReport(twoAgents());
-    const sales = md.slice(md.indexOf("AgentVersion `sales-live`"));
-    const support = md.slice(
-      md.indexOf("AgentVersion `support-live`"),
-      md.indexOf("AgentVersion `sales-live`") > md.indexOf("AgentVersion `support-live`")
-        ? md.indexOf("AgentVersion `sales-live`")
-        : undefined,
-    );
-    expect(support).toContain("as version **8** and puts it live (replacing live version 7)");
-    expect(sales).toContain("as version **1** and puts it live (replacing live version 0)");
-  });
-
-  test("a prompt holding three backticks cannot close the diff's fence", () => {
-    const preview = fixture("support-agent-prompt-change");
-    const step = preview.steps!.find((s) => s.urn.endsWith("::support"))!;
-    step.newState!.inputs = {
-      ...step.newState!.inputs,
-      systemPrompt: "## Agent Purpose\nShow JSON like this:\n```json\n{}\n```\nThen stop.",
-    };
-    const md = renderReport(preview);
-    const diff = md.slice(md.indexOf("<summary><code>systemPrompt</code></summary>"));
-    const fence = /\n(`{3,})diff\n/.exec(diff)?.[1] ?? "";
-    expect(fence.length).toBeGreaterThan(3);
-    const body = diff.slice(diff.indexOf(`${fence}diff\n`) + fence.length + 5);
-    expect(body.indexOf(`\n${fence}\n`)).toBeGreaterThan(body.indexOf("Then stop."));
-  });
-
-  test("internal inputs are never listed as changed fields nor as replace reasons", () => {
-    const md = renderReport(fixture("support-agent-prompt-change"));
-    expect(md).not.toMatch(/contentHash|knownVersions|documentRevision|draftVersion/);
+    expect(() => parsePreview([])).toThrow(/not a `pulumi preview --json` document/);
   });
 });

@@ -1,0 +1,135 @@
+/**
+ * voice-agent-diff: turns `pulumi preview --json` into Markdown for a pull-request comment.
+ * Loaded by ./cli once the Node.js version is known to be recent enough.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { closeDispatchers, configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
+import { findReusedVersions, parsePreview, renderReport } from "./report";
+
+/** The command's options (`node:util` `parseArgs`, strict). */
+export const OPTIONS = {
+  title: { type: "string" },
+  resolve: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** Exit codes. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** `voice-agent-diff --help`. */
+export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve] [preview.json]
+
+Turns the output of \`pulumi preview --json\` into Markdown for a pull-request comment: per
+voice-agent resource the action, the changed arguments, line diffs of long text (the system
+prompt), which version of each agent will be published or put back live, then the preview's
+warnings and errors. Reads preview.json, or stdin without a file; writes the Markdown to stdout.
+
+Options:
+  --title TEXT   the report's heading (default "Voice agents: preview")
+  --resolve      ask the service which published version a revert brings back, also finding
+                 versions published outside the stack (the dashboard); without it, only versions
+                 this stack recorded are named and the service is not contacted
+  -h, --help     show this help and exit
+
+Environment (read only with --resolve):
+  ${ENV_KEYS.baseUrl.padEnd(22)} the service's URL (https; plain http only on a loopback host)
+  ${ENV_KEYS.apiKey.padEnd(22)} the workspace API key (never printed)
+  ${ENV_KEYS.rateLimitPerMinute.padEnd(22)} requests per minute to keep under (default 300)
+  ${DEBUG_ENV.padEnd(22)} 1 or true: one line per HTTP request on stderr
+
+Exit codes:
+  0  the report was written
+  1  the input could not be read or is not \`pulumi preview --json\` output; with --resolve, the
+     service could not be asked; or Node.js is older than 22.19
+  2  wrong usage: an unknown option, an option without its value, more than one file, or no
+     file while stdin is a terminal
+
+Examples:
+  pulumi preview --stack prod --json > preview.json
+  voice-agent-diff --resolve --title "Voice agents: prod" preview.json > report.md
+  pulumi preview --json | voice-agent-diff > report.md
+`;
+
+/** A wrong command line: reported with a pointer to --help, exit code 2. */
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length > 1) {
+      throw new UsageError(`one preview file at most, got ${positionals.length}: ${positionals.join(" ")}`);
+    }
+    return { ...values, file: positionals[0] };
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    // parseArgs' own message, first sentence: "Unknown option '--x'", "Option '--title <value>' argument missing".
+    const message = (err as Error).message.split(/\.\s/)[0]?.replace(/\.$/, "") ?? String(err);
+    throw new UsageError(message.charAt(0).toLowerCase() + message.slice(1), { cause: err });
+  }
+}
+
+function read(file: string | undefined): string {
+  if (file === undefined && process.stdin.isTTY) {
+    throw new UsageError("no input: give the preview file, or pipe `pulumi preview --json` into stdin");
+  }
+  try {
+    return readFileSync(file ?? 0, "utf8");
+  } catch (err) {
+    throw new Error(`cannot read ${file ?? "stdin"}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Runs the command with `argv` (without node and the script); sets `process.exitCode`. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    const args = parse(argv);
+    if (args.help) {
+      process.stdout.write(HELP);
+      return;
+    }
+    const text = read(args.file);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new Error(`${args.file ?? "stdin"} is not the JSON of \`pulumi preview --json\``, { cause: err });
+    }
+    const preview = parsePreview(json);
+    let reused: Map<string, number> | undefined;
+    if (args.resolve) {
+      const missing = [ENV_KEYS.baseUrl, ENV_KEYS.apiKey].filter((k) => !process.env[k]?.trim());
+      if (missing.length > 0) throw new Error(`--resolve asks the service: set ${missing.join(" and ")}`);
+      let client: VoiceAgentClient;
+      try {
+        client = new VoiceAgentClient(configFromPulumi(undefined));
+      } catch (err) {
+        throw new Error(`--resolve: ${(err as Error).message}`, { cause: err });
+      }
+      reused = await findReusedVersions(preview, client);
+    }
+    process.stdout.write(
+      renderReport(preview, {
+        ...(args.title !== undefined ? { title: args.title } : {}),
+        ...(reused ? { reused } : {}),
+      }),
+    );
+  } catch (err) {
+    const usage = err instanceof UsageError;
+    let message = (err as Error).message;
+    // The client's errors are redacted already; this keeps the key out whatever else failed.
+    const key = process.env[ENV_KEYS.apiKey]?.trim();
+    if (key) message = message.replaceAll(key, "***");
+    process.stderr.write(
+      `voice-agent-diff: ${message}\n${usage ? "Run voice-agent-diff --help for the usage.\n" : ""}`,
+    );
+    process.exitCode = usage ? EXIT.usage : EXIT.failed;
+  } finally {
+    await closeDispatchers();
+  }
+}

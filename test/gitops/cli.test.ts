@@ -1,0 +1,109 @@
+/**
+ * The `voice-agent-diff` command as a CI job runs it: the compiled dist/gitops/cli.js (built by
+ * scripts/setup.sh or `npx tsc -p tsconfig.build.json`), its output, messages and exit codes.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import * as path from "node:path";
+import { describe, expect, test } from "vitest";
+import { DEFAULT_API_KEY } from "../../src/emulator";
+import { HELP, OPTIONS } from "../../src/gitops/main";
+import { REPO_ROOT } from "../support/pulumi";
+
+const CLI = path.join(REPO_ROOT, "dist/gitops/cli.js");
+const FIXTURE = path.join(REPO_ROOT, "test/fixtures/previews/support-agent-prompt-change.json");
+
+function run(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; node?: string } = {}) {
+  const r = spawnSync(opts.node ?? process.execPath, [CLI, ...args], {
+    input: opts.input ?? "",
+    encoding: "utf8",
+    env: { ...process.env, VOICE_AGENT_BASE_URL: "", VOICE_AGENT_API_KEY: "", ...opts.env },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A system Node.js older than 22 (outside scripts/env.sh), when the machine has one. */
+const OLD_NODE = ["/usr/bin/node", "/usr/local/bin/node"].find((node) => {
+  if (!existsSync(node)) return false;
+  const version = spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim();
+  return /^v(\d+)\./.test(version) && Number(version.slice(1).split(".")[0]) < 22;
+});
+
+describe("voice-agent-diff", () => {
+  test("reads a file or stdin and writes the report", () => {
+    const fromFile = run([FIXTURE]);
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).toContain("#### ~ Agent `support`: update");
+    const fromStdin = run(["--title", "Voice agents: prod"], { input: readFileSync(FIXTURE, "utf8") });
+    expect(fromStdin.code).toBe(0);
+    expect(fromStdin.stdout).toMatch(/^### Voice agents: prod\n/);
+    expect(run([`--title=prod`, FIXTURE]).stdout).toMatch(/^### prod\n/);
+  });
+
+  test("--help lists every option, the environment it reads, the exit codes and an example", () => {
+    const r = run(["--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(HELP);
+    expect(run(["-h"]).stdout).toBe(HELP);
+    for (const [name, option] of Object.entries(OPTIONS)) {
+      expect(r.stdout).toContain(`--${name}`);
+      if ("short" in option) expect(r.stdout).toContain(`-${option.short}, --${name}`);
+    }
+    for (const env of [
+      "VOICE_AGENT_BASE_URL",
+      "VOICE_AGENT_API_KEY",
+      "VOICE_AGENT_RATE_LIMIT",
+      "VOICE_AGENT_DEBUG",
+    ])
+      expect(r.stdout).toContain(env);
+    expect(r.stdout).toMatch(/Exit codes:\n {2}0 .*\n {2}1 [\s\S]*\n {2}2 /);
+    expect(r.stdout).toMatch(/Examples:\n {2}pulumi preview .*--json > preview\.json\n {2}voice-agent-diff /);
+  });
+
+  test.each([
+    [["--bogus", "preview.json"], "unknown option '--bogus'"],
+    [["-x"], "unknown option '-x'"],
+    [["--title"], "option '--title <value>' argument missing"],
+    [["--resolve=yes", "preview.json"], "option '--resolve' does not take an argument"],
+    [["a.json", "b.json"], "one preview file at most, got 2: a.json b.json"],
+  ])("refuses %j with exit code 2 and a clear message", (args, message) => {
+    const r = run(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(`voice-agent-diff: ${message}\nRun voice-agent-diff --help for the usage.\n`);
+  });
+
+  test("input that cannot be read or is not preview JSON: exit code 1, one line, no stack trace", () => {
+    const missing = run(["no-such-preview.json"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^voice-agent-diff: cannot read no-such-preview\.json: ENOENT[^\n]*\n$/);
+    const text = run([], { input: "not json" });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toBe("voice-agent-diff: stdin is not the JSON of `pulumi preview --json`\n");
+    const shape = run([], { input: '{"steps": {}}' });
+    expect(shape.code).toBe(1);
+    expect(shape.stderr).toMatch(/^voice-agent-diff: not a `pulumi preview --json` document at steps: /);
+  });
+
+  test("--resolve names what it lacks, and never prints the API key", () => {
+    const none = run(["--resolve", FIXTURE]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      "voice-agent-diff: --resolve asks the service: set VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY\n",
+    );
+    const insecure = run(["--resolve", FIXTURE], {
+      env: { VOICE_AGENT_BASE_URL: "http://voice.example.com", VOICE_AGENT_API_KEY: DEFAULT_API_KEY },
+    });
+    expect(insecure.code).toBe(1);
+    expect(insecure.stderr).toMatch(/^voice-agent-diff: --resolve: .*http/);
+    expect(insecure.stderr + insecure.stdout).not.toContain(DEFAULT_API_KEY);
+  });
+
+  test.skipIf(!OLD_NODE)("on Node.js 20 it says which Node.js it needs, without a stack trace", () => {
+    const r = run(["--help"], { node: OLD_NODE as string });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^voice-agent-diff: needs Node\.js >= 22\.19; this is Node\.js 20\.\d+\.\d+\. /);
+    expect(r.stderr.split("\n")).toHaveLength(2);
+  });
+});
