@@ -1,6 +1,7 @@
-/** The request rate limit: a moving window of N requests per 60 s per key. */
+/** The request rate limit: a moving window of N requests per key (60 s, as the service's). */
 
-const WINDOW_MS = 60_000;
+/** The service's window: a minute. */
+export const DEFAULT_RATE_WINDOW_MS = 60_000;
 
 /** Outcome of counting one request. */
 export interface RateDecision {
@@ -20,7 +21,17 @@ interface Window {
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
 
-  constructor(public limit: number) {}
+  /**
+   * @param limit requests per key within any `windowMs` (0: no limit)
+   * @param windowMs length of the moving window (default a minute; tests shorten it)
+   */
+  constructor(
+    public limit: number,
+    public readonly windowMs: number = DEFAULT_RATE_WINDOW_MS,
+  ) {
+    if (!(windowMs > 0))
+      throw new Error(`the rate-limit window must be a positive number of ms, got ${windowMs}`);
+  }
 
   clear(): void {
     this.windows.clear();
@@ -34,14 +45,14 @@ export class RateLimiter {
       w = { stamps: [], head: 0 };
       this.windows.set(key, w);
     }
-    while (w.head < w.stamps.length && (w.stamps[w.head] as number) <= now - WINDOW_MS) w.head++;
+    while (w.head < w.stamps.length && (w.stamps[w.head] as number) <= now - this.windowMs) w.head++;
     if (w.head > 1024 && w.head * 2 > w.stamps.length) {
       w.stamps = w.stamps.slice(w.head);
       w.head = 0;
     }
     const count = w.stamps.length - w.head;
     const oldest = w.stamps[w.head];
-    const resetFor = (t: number) => Math.max(1, Math.ceil((t + WINDOW_MS - now) / 1000));
+    const resetFor = (t: number) => Math.max(1, Math.ceil((t + this.windowMs - now) / 1000));
     if (count >= this.limit) {
       return { allowed: false, limit: this.limit, remaining: 0, resetSeconds: resetFor(oldest ?? now) };
     }
