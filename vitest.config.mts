@@ -1,5 +1,9 @@
+import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
-import projects from "./test/support/projects.json" with { type: "json" };
+
+const projects: { all: string[]; e2e: string[] } = JSON.parse(
+  readFileSync(new URL("./test/support/projects.json", import.meta.url), "utf8"),
+);
 
 // Two projects. `e2e`: every test file that launches the Pulumi CLI (needs the toolchain that
 // scripts/setup.sh builds; minutes). `unit`: all the others (`npm run test:unit`, under a minute).
