@@ -21,7 +21,7 @@ fi
 # The lock must satisfy `npm ci` (offline, nothing installed): it fails when package.json changed
 # without the lock, or the lock lost entries npm ci expects (biome's packages for other platforms).
 if ! lock_check="$(npm ci --dry-run --offline --ignore-scripts --no-audit --no-fund 2>&1 >/dev/null)"; then
-  printf '%s\n' "$lock_check" | grep -v '^npm warn' | head -20 >&2
+  printf '%s\n' "$lock_check" | grep -v '^npm warn' | sed '/Clean install a project/,$d' | head -30 >&2
   echo "[test] package-lock.json is out of step with package.json: npm ci would refuse it (see above)" >&2
   exit 1
 fi
