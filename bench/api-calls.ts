@@ -12,7 +12,7 @@
  */
 import {
   agentsProgram,
-  clearLog,
+  clearRequestLog,
   countCalls,
   type Emulator,
   project,
@@ -32,7 +32,7 @@ interface Row {
 }
 
 async function measure(emu: Emulator, operation: string, fn: () => Promise<unknown>): Promise<Row> {
-  await clearLog(emu);
+  await clearRequestLog(emu);
   const { seconds } = await timed(fn);
   const c = countCalls(await requestLog(emu));
   return { operation, seconds, ...c };

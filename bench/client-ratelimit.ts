@@ -8,6 +8,7 @@
  */
 import { closeDispatchers, VoiceAgentClient } from "../src/client";
 import { startEmulator } from "../src/emulator";
+import { clearRequestLog, requestLog } from "../test/support/control";
 
 const READS = Number(process.argv[2] ?? 600);
 const LIMIT = Number(process.argv[3] ?? 300);
@@ -17,7 +18,7 @@ const BOUND_S = 120;
 async function main(): Promise<void> {
   const emu = await startEmulator({ port: 0, rateLimitPerMinute: LIMIT });
   try {
-    await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
+    await clearRequestLog(emu);
     const client = new VoiceAgentClient({
       baseUrl: emu.url,
       apiKey: "va_test_local",
@@ -46,10 +47,7 @@ async function main(): Promise<void> {
     );
     clearInterval(progress);
     const wallS = (performance.now() - started) / 1000;
-    const log = (await (await fetch(`${emu.url}/_emulator/requests`)).json()) as {
-      path: string;
-      status: number;
-    }[];
+    const log = await requestLog(emu);
     const api = log.filter((r) => r.path.startsWith("/v1/"));
     const tooMany = api.filter((r) => r.status === 429).length;
     console.log(

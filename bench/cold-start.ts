@@ -17,6 +17,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import * as path from "node:path";
 import {
+  clearRequestLog,
   type Emulator,
   fmt,
   median,
@@ -89,7 +90,7 @@ interface Row {
 
 /** One command: dynamic-provider start -> first request, and the `pulumi config` child if any. */
 async function measure(emu: Emulator, p: PulumiProject, run: () => Promise<unknown>): Promise<Row> {
-  await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
+  await clearRequestLog(emu);
   const providers = watch(/cmd\/dynamic-provider/, p.dir);
   const configs = watch(/^pulumi config --json --show-secrets/, p.dir);
   await run();

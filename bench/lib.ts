@@ -11,22 +11,15 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { DEFAULT_API_KEY, type LogEntry, startEmulator } from "../src/emulator";
 import { agentsProgram } from "../test/reliability/support";
+import { clearRequestLog, requestLog } from "../test/support/control";
 import { PulumiProject } from "../test/support/pulumi";
 
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
-export { agentsProgram, DEFAULT_API_KEY, PulumiProject, startEmulator };
+export { agentsProgram, clearRequestLog, DEFAULT_API_KEY, PulumiProject, requestLog, startEmulator };
 
 /** A scratch folder for emulator databases. */
 export function scratchDir(): string {
   return mkdtempSync(path.join(tmpdir(), "va-bench-"));
-}
-
-export async function requestLog(emu: Emulator): Promise<LogEntry[]> {
-  return (await (await fetch(`${emu.url}/_emulator/requests`)).json()) as LogEntry[];
-}
-
-export async function clearLog(emu: Emulator): Promise<void> {
-  await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
 }
 
 /**

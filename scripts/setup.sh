@@ -21,10 +21,12 @@ if [ "$(pva_node_major)" -lt 22 ]; then
 fi
 log "node $(node --version)"
 
-# 2. npm dependencies, when the lock file changed since the last install.
+# 2. npm dependencies exactly as the lock file pins them (`npm ci`), when the lock changed since the
+#    last install. npm ci refuses a lock that is out of step with package.json; scripts/test.sh checks
+#    that too, so a drifted lock fails `npm test` even where nothing needs installing.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  log "installing npm dependencies"
-  npm install --no-audit --no-fund --loglevel=error >&2
+  log "installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 
 # 3. The Pulumi CLI and language host, built once per version and cached.

@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { EmulatorSettings } from "./context";
 import { Faults } from "./faults";
-import { RateLimiter } from "./rateLimit";
+import { DEFAULT_RATE_WINDOW_MS, RateLimiter } from "./rateLimit";
 import { RequestLog } from "./requestLog";
 import { createListener } from "./server";
 import { State, type WorkspaceConfig } from "./state";
@@ -35,15 +35,18 @@ export interface EmulatorOptions {
   db?: string;
   /** Workspaces and their keys (default: `default` with `va_test_local`). */
   workspaces?: WorkspaceConfig[];
-  /** Requests per minute per key, moving window (default 300; 0 disables). */
-  rateLimitPerMinute?: number;
-  /** How long knowledge-base documents stay `processing` (default 100 ms). */
-  kbProcessingMs?: number;
   /**
-   * Length of the rate limit's moving window in milliseconds (default 60,000, as the reference
-   * says). A shorter window lets a test watch a full window pass without waiting a minute.
+   * Requests per key within the moving window (default 300; 0 disables). Named for the service's
+   * one-minute window; with `rateWindowMs` it counts per that window instead.
+   */
+  rateLimitPerMinute?: number;
+  /**
+   * Length of the rate-limit window in ms (default 60 000, the service's). Tests shorten it so that
+   * a full window passes in seconds.
    */
   rateWindowMs?: number;
+  /** How long knowledge-base documents stay `processing` (default 100 ms). */
+  kbProcessingMs?: number;
 }
 
 /** A running emulator. */
@@ -82,6 +85,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     ? options.workspaces
     : [{ name: DEFAULT_WORKSPACE, key: DEFAULT_API_KEY }];
   checkWorkspaces(workspaces);
+  const limiter = new RateLimiter(
+    options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT,
+    options.rateWindowMs ?? DEFAULT_RATE_WINDOW_MS,
+  );
   const state = new State(workspaces, options.db);
   const settings: EmulatorSettings = {
     kbProcessingMs: options.kbProcessingMs ?? 100,
@@ -90,7 +97,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
   const faults = new Faults();
   const log = new RequestLog();
-  const limiter = new RateLimiter(settings.rateLimitPerMinute, options.rateWindowMs);
   const server: Server = createServer(
     { keepAliveTimeout: 30_000 },
     createListener({ state, settings, faults, log, limiter }),
@@ -136,5 +142,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 }
 
 export type { FaultConfig } from "./faults";
+export { DEFAULT_RATE_WINDOW_MS } from "./rateLimit";
 export type { LogEntry } from "./requestLog";
 export type { WorkspaceConfig } from "./state";

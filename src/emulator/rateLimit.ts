@@ -1,6 +1,6 @@
-/** The request rate limit: a moving window of N requests per 60 s per key (the window is configurable for tests). */
+/** The request rate limit: a moving window of N requests per key (60 s, as the service's). */
 
-/** The reference's window: 60 seconds. */
+/** The service's window: a minute. */
 export const DEFAULT_RATE_WINDOW_MS = 60_000;
 
 /** Outcome of counting one request. */
@@ -21,11 +21,17 @@ interface Window {
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
 
+  /**
+   * @param limit requests per key within any `windowMs` (0: no limit)
+   * @param windowMs length of the moving window (default a minute; tests shorten it)
+   */
   constructor(
     public limit: number,
-    /** The window's length; the reference's is 60 s, a shorter one lets tests see it pass quickly. */
-    readonly windowMs = DEFAULT_RATE_WINDOW_MS,
-  ) {}
+    public readonly windowMs: number = DEFAULT_RATE_WINDOW_MS,
+  ) {
+    if (!(windowMs > 0))
+      throw new Error(`the rate-limit window must be a positive number of ms, got ${windowMs}`);
+  }
 
   clear(): void {
     this.windows.clear();

@@ -17,6 +17,7 @@ import {
 } from "../../src/client";
 import { send } from "../../src/client/transport";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { revokeKey } from "../support/control";
 
 const KEY = "va_errors_SECRET_7f3e9c21";
 const OTHER_KEY = "va_other_SECRET_55aa00";
@@ -284,7 +285,7 @@ describe("redaction", () => {
     try {
       const c2 = new VoiceAgentClient({ baseUrl: emu2.url, apiKey: revocable });
       await c2.catalogue.models();
-      await fetch(`${emu2.url}/_emulator/keys/${revocable}/revoke`, { method: "POST" });
+      await revokeKey(emu2, revocable);
       await grab(c2.catalogue.models());
       const revoked = errors.at(-1);
       expect(revoked).toBeInstanceOf(AuthError);

@@ -6,7 +6,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CREATE_MARKER_PREFIX, closeDispatchers, VoiceAgentClient } from "../../src/client";
-import { type RunningEmulator, startEmulator } from "../../src/emulator";
+import { type LogEntry, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { clearRequestLog, requestLog, setFaults } from "../support/control";
 
 const KEY = "va_test_local";
 let emu: RunningEmulator;
@@ -25,31 +26,8 @@ afterAll(async () => {
 afterEach(async () => {
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
-  await setFaults({});
+  await setFaults(emu, {});
 });
-
-async function setFaults(f: {
-  error_rate?: number;
-  latency_ms?: number;
-  reset_rate?: number;
-  drop_after_commit_rate?: number;
-  seed?: number;
-}): Promise<void> {
-  const res = await fetch(`${emu.url}/_emulator/faults`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(f),
-  });
-  expect(res.ok).toBe(true);
-}
-
-type LogEntry = { method: string; path: string; status: number; dropped?: string };
-async function requestLog(): Promise<LogEntry[]> {
-  return (await (await fetch(`${emu.url}/_emulator/requests`)).json()) as LogEntry[];
-}
-async function clearLog(): Promise<void> {
-  await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
-}
 
 /** A provider-like workload touching every write the resources make. */
 async function workload(c: VoiceAgentClient, tag: string) {
@@ -125,7 +103,7 @@ async function workload(c: VoiceAgentClient, tag: string) {
 
 /** Read everything back without faults: exactly one of each object, in the state asked for. */
 async function verify(tag: string, made: Awaited<ReturnType<typeof workload>>): Promise<void> {
-  await setFaults({});
+  await setFaults(emu, {});
   const agents = await client.agents.list({ limit: 100 }).toArray();
   for (let i = 0; i < 3; i++) {
     const same = agents.filter((a) => a.name === `${tag}-agent-${i}`);
@@ -156,18 +134,18 @@ async function verify(tag: string, made: Awaited<ReturnType<typeof workload>>): 
 
 describe("faults from the control API", () => {
   it("survives 5xx answers", async () => {
-    await clearLog();
-    await setFaults({ error_rate: 0.3, seed: 11 });
+    await clearRequestLog(emu);
+    await setFaults(emu, { error_rate: 0.3, seed: 11 });
     const made = await workload(client, "err");
-    expect((await requestLog()).filter((e) => e.status === 503).length).toBeGreaterThan(5);
+    expect((await requestLog(emu)).filter((e) => e.status === 503).length).toBeGreaterThan(5);
     await verify("err", made);
   });
 
   it("survives dropped connections (resets before handling)", async () => {
-    await clearLog();
-    await setFaults({ reset_rate: 0.25, seed: 22 });
+    await clearRequestLog(emu);
+    await setFaults(emu, { reset_rate: 0.25, seed: 22 });
     const made = await workload(client, "reset");
-    expect((await requestLog()).filter((e) => e.dropped === "reset").length).toBeGreaterThan(5);
+    expect((await requestLog(emu)).filter((e) => e.dropped === "reset").length).toBeGreaterThan(5);
     await verify("reset", made);
   });
 
@@ -176,10 +154,10 @@ describe("faults from the control API", () => {
     // Several seeds, so that lost creates of every kind (and lost patches, publishes, activations,
     // replaces and deletes) occur whatever the exact request sequence.
     for (const seed of [4, 7, 12]) {
-      await clearLog();
-      await setFaults({ drop_after_commit_rate: 0.4, seed });
+      await clearRequestLog(emu);
+      await setFaults(emu, { drop_after_commit_rate: 0.4, seed });
       const made = await workload(client, `drop${seed}`);
-      lost.push(...(await requestLog()).filter((e) => e.dropped === "after_commit"));
+      lost.push(...(await requestLog(emu)).filter((e) => e.dropped === "after_commit"));
       await verify(`drop${seed}`, made);
     }
     const kinds = new Set(lost.map((e) => `${e.method} ${e.path.replace(/[0-9a-f-]{36}/g, "{id}")}`));
@@ -195,7 +173,7 @@ describe("faults from the control API", () => {
   });
 
   it("survives slow answers", async () => {
-    await setFaults({ latency_ms: 120 });
+    await setFaults(emu, { latency_ms: 120 });
     const t0 = performance.now();
     const made = await workload(client, "slow");
     expect(performance.now() - t0).toBeGreaterThan(120 * 30);
@@ -203,8 +181,8 @@ describe("faults from the control API", () => {
   });
 
   it("survives everything at once", async () => {
-    await clearLog();
-    await setFaults({
+    await clearRequestLog(emu);
+    await setFaults(emu, {
       error_rate: 0.15,
       reset_rate: 0.15,
       drop_after_commit_rate: 0.2,
@@ -222,7 +200,7 @@ describe("faults from the control API", () => {
       lines.push(String(chunk));
       return true;
     });
-    await setFaults({ drop_after_commit_rate: 1, seed: 5 });
+    await setFaults(emu, { drop_after_commit_rate: 1, seed: 5 });
     const c = new VoiceAgentClient({
       baseUrl: emu.url,
       apiKey: KEY,
@@ -235,7 +213,7 @@ describe("faults from the control API", () => {
       name: "always-lost-group",
       items: [{ name: "X", type: "boolean" }],
     });
-    await setFaults({});
+    await setFaults(emu, {});
     // The agent's notes restore is a guarded patch, recognised as committed; it fully succeeds.
     expect(a.notes).toBeNull();
     const agents = (await client.agents.list({ limit: 100 }).toArray()).filter(
@@ -253,9 +231,9 @@ describe("faults from the control API", () => {
 
   it("does not repeat an unguarded agent patch whose answer was lost", async () => {
     const a = await client.agents.create({ name: "unguarded" });
-    await setFaults({ drop_after_commit_rate: 1, seed: 6 });
+    await setFaults(emu, { drop_after_commit_rate: 1, seed: 6 });
     const err = await client.agents.patch(a.id, { system_prompt: "once" }).catch((e) => e);
-    await setFaults({});
+    await setFaults(emu, {});
     expect(err?.name).toBe("ConnectionError");
     expect(err.mayHaveCommitted).toBe(true);
     const after = await client.agents.get(a.id);

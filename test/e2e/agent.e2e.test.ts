@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { clearRequestLog, requestLog, retireModel } from "../support/control";
 import { PulumiProject } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
@@ -114,10 +115,10 @@ describe("Agent and AgentVersion through the real engine", () => {
 
       // Nothing changed: a preview and an up make no request at all (the checks read the
       // catalogue only for agents whose configuration changes).
-      await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
+      await clearRequestLog(emu);
       await p.preview({ expectNoChanges: true });
       await p.up();
-      expect(await (await fetch(`${emu.url}/_emulator/requests`)).json()).toEqual([]);
+      expect(await requestLog(emu)).toEqual([]);
 
       // A prompt change publishes version 1 and puts it live.
       p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with returns.", full: true }));
@@ -291,7 +292,7 @@ export const version = new va.AgentVersion("blocked-live", { agent }).version;
     });
     try {
       await p.upAndSettle();
-      await fetch(`${emu.url}/_emulator/models/gemini-1.5-flash/retire`, { method: "POST" });
+      await retireModel(emu, "gemini-1.5-flash");
       // Unchanged, the agent does not block the stack's other deploys: the refreshed version warns.
       const refreshed = await p.pulumi(["preview", "--refresh"]);
       expect(refreshed.stdout).toMatch(

@@ -1,5 +1,6 @@
 /** Agent create and patch: read-back values, merge-patch, schema (422) and rule (400) refusals. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEmulator } from "../support/control";
 import { type Api, reason, start } from "./helpers";
 
 let api: Api;
@@ -10,7 +11,7 @@ afterAll(async () => {
   await api.emu.close();
 });
 beforeEach(async () => {
-  await api.control("POST", "/_emulator/reset");
+  await resetEmulator(api.emu);
 });
 
 describe("create", () => {

@@ -1,10 +1,12 @@
 /** Shared helpers of the emulator tests: a real emulator on a random port, and a tiny HTTP client. */
+
 import {
   DEFAULT_API_KEY,
   type EmulatorOptions,
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator";
+import { controlCall } from "../support/control";
 
 export interface Answer {
   status: number;
@@ -22,7 +24,7 @@ export interface Api {
   patch(path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
   put(path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
   del(path: string, headers?: Record<string, string>): Promise<Answer>;
-  /** Control API call (no key). */
+  /** Control API call (no key), answered as it is (test/support/control.ts has one function per operation). */
   control(method: string, path: string, body?: unknown): Promise<Answer>;
   /** Creates an agent and returns its detail (asserts 201). */
   createAgent(body?: Record<string, unknown>): Promise<any>;
@@ -64,7 +66,7 @@ export function bind(emu: RunningEmulator, key = DEFAULT_API_KEY): Api {
     patch: (p, b, h) => call("PATCH", p, b, h),
     put: (p, b, h) => call("PUT", p, b, h),
     del: (p, h) => call("DELETE", p, undefined, h),
-    control: (method, path, body) => request(`${emu.url}${path}`, method, body),
+    control: (method, path, body) => controlCall(emu, method, path, body),
     async createAgent(body = {}) {
       const r = await call("POST", "/v1/agents", { name: "Test agent", ...body });
       if (r.status !== 201) throw new Error(`create agent: ${r.status} ${JSON.stringify(r.body)}`);

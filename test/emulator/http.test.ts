@@ -1,7 +1,8 @@
 /** Envelopes, headers, auth, workspaces, pagination, rate limit, faults and the request log. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator";
-import { type Api, bind, reason, request, start } from "./helpers";
+import { clearRequestLog, requestLog, resetEmulator, setFaults } from "../support/control";
+import { type Api, bind, reason, request, sleep, start } from "./helpers";
 
 let api: Api;
 let other: Api;
@@ -19,7 +20,7 @@ afterAll(async () => {
   await api.emu.close();
 });
 beforeEach(async () => {
-  await api.control("POST", "/_emulator/reset");
+  await resetEmulator(api.emu);
 });
 
 describe("envelopes and headers", () => {
@@ -222,6 +223,46 @@ describe("rate limit", () => {
   });
 });
 
+describe("rate-limit window", () => {
+  it("frees a slot once the oldest counted request is a window old; Retry-After counts to then", async () => {
+    const emu = await startEmulator({ rateLimitPerMinute: 2, rateWindowMs: 1_000 });
+    try {
+      const limited = bind(emu);
+      expect((await limited.get("/v1/models")).status).toBe(200);
+      expect((await limited.get("/v1/models")).status).toBe(200);
+      const refused = await limited.get("/v1/models");
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBe("1");
+      // Refused requests are not counted: after the window the key has its whole budget again.
+      // Retry-After counts from the refusal to when the oldest counted request leaves the window.
+      await sleep(Number(refused.headers.get("retry-after")) * 1_000);
+      const again = await limited.get("/v1/models");
+      expect(again.status).toBe(200);
+      expect(again.headers.get("x-ratelimit-remaining")).toBe("1");
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it("is a minute by default, as the service's", async () => {
+    const emu = await startEmulator({ rateLimitPerMinute: 1 });
+    try {
+      const limited = bind(emu);
+      expect((await limited.get("/v1/models")).status).toBe(200);
+      const r = await limited.get("/v1/models");
+      expect(r.status).toBe(429);
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(58);
+      expect(Number(r.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    } finally {
+      await emu.close();
+    }
+  });
+
+  it("refuses a window that is not a positive length", async () => {
+    await expect(startEmulator({ rateWindowMs: 0 })).rejects.toThrow(/window/);
+  });
+});
+
 describe("faults and the request log", () => {
   const outcomes = async (n: number): Promise<string[]> => {
     const out: string[] = [];
@@ -240,16 +281,16 @@ describe("faults and the request log", () => {
     const faults = { error_rate: 0.3, reset_rate: 0.2, latency_ms: 0, drop_after_commit_rate: 0, seed: 42 };
     expect((await api.control("PUT", "/_emulator/faults", faults)).status).toBe(200);
     const first = await outcomes(30);
-    await api.control("PUT", "/_emulator/faults", faults);
+    await setFaults(api.emu, faults);
     const second = await outcomes(30);
     expect(second).toEqual(first);
     expect(first).toContain("503");
     expect(first).toContain("reset");
     expect(first).toContain("200");
-    await api.control("PUT", "/_emulator/faults", { ...faults, seed: 7 });
+    await setFaults(api.emu, { ...faults, seed: 7 });
     expect(await outcomes(30)).not.toEqual(first);
     // The control API is never faulted.
-    await api.control("PUT", "/_emulator/faults", { ...faults, error_rate: 1 });
+    await setFaults(api.emu, { ...faults, error_rate: 1 });
     expect((await api.control("GET", "/_emulator/requests")).status).toBe(200);
     const r = await api.get("/v1/models");
     expect(r.status).toBe(503);
@@ -257,20 +298,20 @@ describe("faults and the request log", () => {
   });
 
   it("adds latency", async () => {
-    await api.control("PUT", "/_emulator/faults", { latency_ms: 150 });
+    await setFaults(api.emu, { latency_ms: 150 });
     const t0 = Date.now();
     await api.get("/v1/models");
     expect(Date.now() - t0).toBeGreaterThanOrEqual(140);
   });
 
   it("drop_after_commit: the write is committed but its answer is lost", async () => {
-    await api.control("DELETE", "/_emulator/requests");
-    await api.control("PUT", "/_emulator/faults", { drop_after_commit_rate: 1, seed: 1 });
+    await clearRequestLog(api.emu);
+    await setFaults(api.emu, { drop_after_commit_rate: 1, seed: 1 });
     await expect(api.post("/v1/agents", { name: "Ghost" })).rejects.toThrow();
     // Reads are not writes: they are answered.
     const list = await api.get("/v1/agents");
     expect(list.body.data.map((a: any) => a.name)).toEqual(["Ghost"]);
-    const log = (await api.control("GET", "/_emulator/requests")).body;
+    const log: any[] = await requestLog(api.emu);
     expect(log[0]).toMatchObject({
       method: "POST",
       path: "/v1/agents",
@@ -282,11 +323,11 @@ describe("faults and the request log", () => {
   });
 
   it("logs /v1 requests with status, request id and workspace; DELETE clears", async () => {
-    await api.control("DELETE", "/_emulator/requests");
+    await clearRequestLog(api.emu);
     const ok = await api.get("/v1/agents?limit=5");
     await request(`${api.emu.url}/v1/agents`, "GET");
     await other.get("/v1/models");
-    const log = (await api.control("GET", "/_emulator/requests")).body;
+    const log: any[] = await requestLog(api.emu);
     expect(log).toHaveLength(3);
     expect(log[0]).toEqual({
       at: expect.any(String),
@@ -303,10 +344,10 @@ describe("faults and the request log", () => {
   });
 
   it("logs connections reset before handling with status 0", async () => {
-    await api.control("DELETE", "/_emulator/requests");
-    await api.control("PUT", "/_emulator/faults", { reset_rate: 1 });
+    await clearRequestLog(api.emu);
+    await setFaults(api.emu, { reset_rate: 1 });
     await expect(api.get("/v1/models")).rejects.toThrow();
-    const log = (await api.control("GET", "/_emulator/requests")).body;
+    const log: any[] = await requestLog(api.emu);
     expect(log).toEqual([expect.objectContaining({ status: 0, dropped: "reset", path: "/v1/models" })]);
   });
 

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator";
+import { addCustomTool, addNumber, resetEmulator, retireModel, revokeKey } from "../support/control";
 import { bind, request, sleep } from "./helpers";
 
 const dir = mkdtempSync(join(tmpdir(), "va-emu-"));
@@ -19,10 +20,10 @@ describe("persistence", () => {
     ];
     const emu1 = await startEmulator({ db, workspaces, rateLimitPerMinute: 0, kbProcessingMs: 10 });
     const api1 = bind(emu1, "va_main");
-    await api1.control("POST", "/_emulator/workspaces/main/custom-tools", { name: "crm_lookup" });
-    await api1.control("POST", "/_emulator/workspaces/main/numbers", { number: "+14155550123" });
-    await api1.control("POST", "/_emulator/models/gemini-1.5-flash/retire");
-    await api1.control("POST", "/_emulator/keys/va_spare/revoke");
+    await addCustomTool(emu1, "main", "crm_lookup");
+    await addNumber(emu1, "main", "+14155550123");
+    await retireModel(emu1, "gemini-1.5-flash");
+    await revokeKey(emu1, "va_spare");
     const kb = (await api1.post("/v1/knowledge-bases", { name: "K", documents: [{ name: "d", text: "t" }] }))
       .body;
     const group = (
@@ -65,7 +66,7 @@ describe("persistence", () => {
       // Custom tools survived: the prompt reference is still valid on a new write.
       expect((await api2.patch(`/v1/agents/${a.id}`, { name: "Renamed" })).status).toBe(200);
       // Reset goes back to the seed, on disk too.
-      await api2.control("POST", "/_emulator/reset");
+      await resetEmulator(emu2);
       expect((await api2.get("/v1/agents")).body.data).toEqual([]);
     } finally {
       await emu2.close();

@@ -1,5 +1,6 @@
 /** Widget, knowledge bases, custom analysis, numbers, WhatsApp, catalogues and memory subjects. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEmulator } from "../support/control";
 import { type Api, reason, sleep, start } from "./helpers";
 
 let api: Api;
@@ -10,7 +11,7 @@ afterAll(async () => {
   await api.emu.close();
 });
 beforeEach(async () => {
-  await api.control("POST", "/_emulator/reset");
+  await resetEmulator(api.emu);
 });
 
 describe("widget", () => {

@@ -1,5 +1,6 @@
 /** The version state machine, If-Match, draft_ambiguous, publish, activations and blocked_reasons. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEmulator } from "../support/control";
 import { type Api, reason, start } from "./helpers";
 
 let api: Api;
@@ -10,7 +11,7 @@ afterAll(async () => {
   await api.emu.close();
 });
 beforeEach(async () => {
-  await api.control("POST", "/_emulator/reset");
+  await resetEmulator(api.emu);
 });
 
 const publish = (id: string, n: number, body?: unknown, headers?: Record<string, string>) =>

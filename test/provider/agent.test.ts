@@ -8,6 +8,7 @@ import type { startEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
+import { clearRequestLog, openDraft, requestLog, resetEmulator, retireModel } from "../support/control";
 import { checkAndCreate, emulatorForFile, testContext } from "./support";
 
 const agentHandler = agentProvider(testContext);
@@ -33,7 +34,7 @@ emulatorForFile({}, (e, c) => {
   client = c;
 });
 beforeEach(async () => {
-  await fetch(`${emu.url}/_emulator/reset`, { method: "POST" });
+  await resetEmulator(emu);
 });
 
 describe("Agent check (preview validation)", () => {
@@ -157,7 +158,7 @@ describe("Agent lifecycle", () => {
     ).inputs;
     await agentVersionHandler.create(v);
     await client.agents.patch(id, { system_prompt: "draft one" });
-    await fetch(`${emu.url}/_emulator/agents/${id}/drafts`, { method: "POST" });
+    await openDraft(emu, id);
     const read = await agentHandler.read(id, outs);
     const news = (await agentHandler.check(inputs, { ...inputs, systemPrompt: "mine" })).inputs;
     await expect(agentHandler.update(id, read.props, news)).rejects.toThrow(
@@ -240,9 +241,9 @@ describe("AgentVersion", () => {
 
   /** The requests made while `fn` runs, as `METHOD path`. */
   async function requestsDuring(fn: () => Promise<unknown>): Promise<string[]> {
-    await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
+    await clearRequestLog(emu);
     await fn();
-    const log = (await (await fetch(`${emu.url}/_emulator/requests`)).json()) as any[];
+    const log = await requestLog(emu);
     return log.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, ":id")}`);
   }
 
@@ -330,7 +331,7 @@ describe("AgentVersion", () => {
   test("a blocked version cannot go live: the error lists the reasons", async () => {
     const a = await createAgent({ ...base, model: { model: "gpt-4o-mini" } });
     await publish(a.outs, { live: false });
-    await fetch(`${emu.url}/_emulator/models/gpt-4o-mini/retire`, { method: "POST" });
+    await retireModel(emu, "gpt-4o-mini");
     const pinned = await agentVersionHandler.check({}, { agentId: a.id, pinnedVersion: 0, live: true });
     expect((pinned.failures ?? [])[0]?.reason).toMatch(/cannot go live: .*retired/);
   });

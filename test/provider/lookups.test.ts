@@ -20,6 +20,7 @@ import {
   getWhatsAppTemplates,
   getWhatsAppTemplatesOutput,
 } from "../../src/resources/lookups";
+import { withdrawVoice } from "../support/control";
 
 let emu: RunningEmulator;
 
@@ -72,8 +73,7 @@ describe("from the stack configuration", () => {
 
   test("withdrawn voices and retired models are left out unless asked for", async () => {
     useConfig({ "voice-agent:baseUrl": emu.url, "voice-agent:apiKey": DEFAULT_API_KEY });
-    const res = await fetch(`${emu.url}/_emulator/voices/sarvam/vidya/withdraw`, { method: "POST" });
-    expect(res.ok).toBe(true);
+    expect((await withdrawVoice(emu, "sarvam", "vidya")).withdrawn).toBe(true);
     try {
       expect((await getVoices({ provider: "sarvam", language: "ta-IN" })).map((v) => v.voiceId)).toEqual([
         "meera",

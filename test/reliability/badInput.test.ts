@@ -15,6 +15,7 @@ import { agentVersionProvider } from "../../src/resources/agentVersion/provider"
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
 import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
 import { widgetProvider } from "../../src/resources/widget/provider";
+import { retireModel, withdrawVoice } from "../support/control";
 import { api, DEFAULT_API_KEY, type Emulator, newProject, startEmulator } from "./support";
 
 type Kind = "agent" | "agentVersion" | "widget" | "knowledgeBase" | "analysisGroup";
@@ -507,8 +508,8 @@ let emu: Emulator;
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, rateLimitPerMinute: 0 });
   // Before the provider reads the catalogue (once per process): a withdrawn voice, a retired model.
-  await fetch(`${emu.url}/_emulator/voices/sarvam/anushka/withdraw`, { method: "POST" });
-  await fetch(`${emu.url}/_emulator/models/gemini-1.5-flash/retire`, { method: "POST" });
+  await withdrawVoice(emu, "sarvam", "anushka");
+  await retireModel(emu, "gemini-1.5-flash");
   context = contextFor(new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY }));
 });
 afterAll(async () => {

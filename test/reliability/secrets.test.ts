@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { revokeKey } from "../support/control";
 import { type Emulator, expectNoSecret, PulumiProject, startEmulator } from "./support";
 
 const KEY = `va_secret_${randomUUID().replaceAll("-", "")}`;
@@ -157,7 +158,7 @@ describe("secrets", () => {
       );
 
       // Errors after the key is revoked, and with the service unreachable.
-      await fetch(`${emu.url}/_emulator/keys/${KEY}/revoke`, { method: "POST" });
+      await revokeKey(emu, KEY);
       const revoked = await run(["refresh", "--yes", ...verbose, "--logtostderr"], { allowFailure: true });
       expect(revoked.code).not.toBe(0);
       expect(revoked.stdout + revoked.stderr).toMatch(/401|Invalid API key|UNAUTHORIZED/);

@@ -8,12 +8,21 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { DEFAULT_API_KEY, type LogEntry, startEmulator } from "../../src/emulator";
+import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { clearRequestLog, requestLog, setFaults } from "../support/control";
 import { PulumiProject, type RunResult } from "../support/pulumi";
 
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 
-export { DEFAULT_API_KEY, PulumiProject, type RunResult, startEmulator };
+export {
+  clearRequestLog,
+  DEFAULT_API_KEY,
+  PulumiProject,
+  type RunResult,
+  requestLog,
+  setFaults,
+  startEmulator,
+};
 
 /** A call to the emulator's public API with the default key; throws on a non-2xx answer. */
 export async function api(
@@ -47,34 +56,6 @@ export async function apiRaw(
     body: text ? JSON.parse(text) : undefined,
     requestId: res.headers.get("x-request-id"),
   };
-}
-
-/** Control API: `PUT /_emulator/faults` (all zero turns faults off). */
-export async function setFaults(
-  emu: Emulator,
-  f: Partial<{
-    error_rate: number;
-    latency_ms: number;
-    reset_rate: number;
-    drop_after_commit_rate: number;
-    seed: number;
-  }>,
-): Promise<void> {
-  const res = await fetch(`${emu.url}/_emulator/faults`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(f),
-  });
-  if (res.status !== 200) throw new Error(`PUT /_emulator/faults: ${res.status} ${await res.text()}`);
-}
-
-/** The emulator's request log. */
-export async function requestLog(emu: Emulator): Promise<LogEntry[]> {
-  return (await (await fetch(`${emu.url}/_emulator/requests`)).json()) as LogEntry[];
-}
-
-export async function clearRequestLog(emu: Emulator): Promise<void> {
-  await fetch(`${emu.url}/_emulator/requests`, { method: "DELETE" });
 }
 
 /** Every agent of the workspace (all pages). */

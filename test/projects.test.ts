@@ -1,0 +1,37 @@
+/**
+ * The split of the test files between the vitest projects (test/support/projects.json): every file
+ * that launches the Pulumi CLI is in `e2e`, and every other file in `unit`, so that
+ * `npm run test:unit` needs no toolchain and stays fast.
+ */
+import { globSync, readFileSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import projects from "./support/projects.json";
+import { REPO_ROOT } from "./support/pulumi";
+
+const files = (globs: string[]) => new Set(globs.flatMap((g) => globSync(g, { cwd: REPO_ROOT })));
+
+/** What makes a file launch `pulumi`: the harness that runs the CLI, or a direct spawn of it. */
+const LAUNCHES_PULUMI =
+  /\b(PulumiProject|newProject|spawnPulumi|toolchainBin|installedPackageDir)\b|\b(spawn|spawnSync|execFile|execFileSync)\(\s*["'`]pulumi["'`]/;
+
+describe("vitest projects", () => {
+  const all = files(projects.all);
+  const e2e = files(projects.e2e);
+
+  test("the globs find the test files", () => {
+    expect(all.size).toBeGreaterThan(20);
+    expect(e2e.size).toBeGreaterThan(0);
+    for (const f of e2e) expect(all.has(f), f).toBe(true);
+  });
+
+  test("a file is in e2e exactly when it launches the Pulumi CLI", () => {
+    const misplaced: string[] = [];
+    // This file names the markers without using them.
+    for (const f of [...all].filter((f) => f !== "test/projects.test.ts").sort()) {
+      const launches = LAUNCHES_PULUMI.test(readFileSync(`${REPO_ROOT}/${f}`, "utf8"));
+      if (launches !== e2e.has(f))
+        misplaced.push(`${f}: ${launches ? "launches pulumi, not in e2e" : "in e2e"}`);
+    }
+    expect(misplaced).toEqual([]);
+  });
+});
