@@ -148,7 +148,7 @@ describe("create", () => {
 
   it("reads numbers back in E.164 and refuses numbers the workspace does not hold", async () => {
     const a = await api.createAgent({
-      numbers: { inbound_phone: "+91 80655 50101", inbound_whatsapp: "918065560101" },
+      numbers: { inbound_phone: "+91 80655 50101", inbound_whatsapp: "0091 80655 60101" },
     });
     expect(a.numbers).toEqual({ inbound_phone: "+918065550101", inbound_whatsapp: "+918065560101" });
     const list = await api.get("/v1/agents");
@@ -161,6 +161,10 @@ describe("create", () => {
     expect(notHeld.body.detail).toMatchObject({ code: "document_invalid", param: "numbers.inbound_phone" });
     const released = await api.post("/v1/agents", { name: "A", numbers: { inbound_phone: "+918065550104" } });
     expect(released.body.detail).toMatchObject({ code: "document_invalid", param: "numbers.inbound_phone" });
+    // Digits without a country code are not read as one: no `+` is ever added to them.
+    const bare = await api.post("/v1/agents", { name: "A", numbers: { inbound_whatsapp: "918065560101" } });
+    expect(bare.status).toBe(400);
+    expect(bare.body.detail).toMatchObject({ code: "document_invalid", param: "numbers.inbound_whatsapp" });
     const wa = await api.post("/v1/agents", { name: "A", numbers: { inbound_whatsapp: "+918065550101" } });
     expect(wa.body.detail).toMatchObject({ code: "document_invalid", param: "numbers.inbound_whatsapp" });
   });

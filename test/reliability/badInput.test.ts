@@ -552,7 +552,7 @@ describe("bad input is refused at preview, naming the field", () => {
       {
         rule: "a version number is an integer >= 0",
         pinned: -1,
-        expect: /version must be a published version number/,
+        expect: /version: must be a published version number/,
       },
       { rule: "version_not_found", pinned: 7, expect: /version 7 does not exist/ },
       { rule: "agent_not_published: a draft cannot be pinned", pinned: 1, expect: /version 1 is a draft/ },
