@@ -41,13 +41,22 @@ export function handoffAddress(engine: string, stack: string, namespace: string)
 }
 
 /**
+ * Whether the handoff is used on this platform. Not on Windows: a named pipe made by Node.js
+ * carries the default security descriptor, which lets any local user connect and read the
+ * decrypted key. There the provider reads the settings with `pulumi config` instead.
+ */
+export function handoffSupported(platform: NodeJS.Platform = process.platform): boolean {
+  return platform !== "win32";
+}
+
+/**
  * Program side: serve `values` (the namespace's stack configuration) to the provider process of this
  * deployment until the program exits. Does nothing outside a deployment, or when the socket cannot
  * be made (the provider then reads the configuration itself).
  */
 export function serveSettings(stack: string, namespace: string, values: Record<string, string>): void {
   const engine = process.env.PULUMI_NODEJS_ENGINE;
-  if (!engine) return;
+  if (!engine || !handoffSupported()) return;
   let address: string;
   try {
     address = handoffAddress(engine, stack, namespace);
@@ -89,7 +98,7 @@ export function fetchSettings(
   stack: string,
   namespace: string,
 ): Promise<Record<string, string> | undefined> {
-  if (!engine || !/^[\w.-]+:\d+$/.test(engine)) return Promise.resolve(undefined);
+  if (!engine || !handoffSupported() || !/^[\w.-]+:\d+$/.test(engine)) return Promise.resolve(undefined);
   let address: string;
   try {
     address = handoffAddress(engine, stack, namespace);

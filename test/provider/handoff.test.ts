@@ -73,3 +73,18 @@ describe.skipIf(process.platform === "win32")("settings handoff", () => {
     expect(await fetchSettings(ENGINE, "org/proj/dev", "voice-agent")).toBeUndefined();
   });
 });
+
+describe("on Windows", () => {
+  test("the handoff is off: a named pipe would let any local user read the key", async () => {
+    const platform = Object.getOwnPropertyDescriptor(process, "platform");
+    Object.defineProperty(process, "platform", { value: "win32" });
+    try {
+      serveSettings("org/proj/win", "voice-agent", VALUES);
+      expect(await fetchSettings(ENGINE, "org/proj/win", "voice-agent")).toBeUndefined();
+    } finally {
+      if (platform) Object.defineProperty(process, "platform", platform);
+    }
+    // Back on this platform, nothing was served for that stack.
+    expect(await fetchSettings(ENGINE, "org/proj/win", "voice-agent")).toBeUndefined();
+  });
+});
