@@ -152,4 +152,45 @@ export class ClientCore {
       return finish(created);
     }
   }
+
+  /**
+   * The create flow of objects without metadata fields (knowledge bases, analysis groups): their
+   * `description` carries the marker, and `putBack` (an idempotent replace) restores the caller's
+   * description once the create is seen.
+   */
+  createDescribed<T extends { id: string; created_at: string; name: string; description: string | null }>(d: {
+    what: string;
+    opts: { marker?: string; adoptExisting?: boolean };
+    schema: z.ZodType<T>;
+    path: string;
+    body: { name: string };
+    list(): Promise<T[]>;
+    putBack(created: T): Promise<T>;
+    remove(id: string): Promise<void>;
+  }): Promise<T> {
+    return this.createMarked<T>({
+      what: d.what,
+      ...d.opts,
+      attempt: (marker, op) =>
+        this.call(
+          d.schema,
+          { method: "POST", path: d.path, body: { ...d.body, description: marker }, retry: "unsafe" },
+          op,
+        ),
+      findMarked: async (marker) =>
+        (await d.list()).filter((x) => x.name === d.body.name && x.description === marker),
+      restore: async (created, marker) => {
+        if (created.description !== marker) return created;
+        try {
+          return await d.putBack(created);
+        } catch (err) {
+          this.debug(
+            `could not restore the description of ${d.what} ${created.id}: ${(err as Error).message}`,
+          );
+          return created;
+        }
+      },
+      removeExtra: (extra) => d.remove(extra.id),
+    });
+  }
 }

@@ -4,11 +4,11 @@
  * preview, refresh and up run against it with no change to make and no perpetual diff.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { PulumiProject, REPO_ROOT } from "../support/pulumi";
+import { installTarball, PulumiProject, REPO_ROOT } from "../support/pulumi";
 
 const RELEASED = path.join(REPO_ROOT, "test/fixtures/pulumi-voice-agent-0.1.0.tgz");
 
@@ -43,22 +43,7 @@ beforeAll(async () => {
   emu = await startEmulator({ port: 0 });
   mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
   work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "upgrade-"));
-  writeFileSync(path.join(work, "package.json"), JSON.stringify({ name: "upgrade", private: true }));
-  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
-  cpSync(RELEASED, path.join(work, "released.tgz"));
-  execFileSync(
-    "npm",
-    [
-      "install",
-      "--no-audit",
-      "--no-fund",
-      "--prefer-offline",
-      "./released.tgz",
-      `typescript@${pkg.devDependencies.typescript}`,
-      `@types/node@${pkg.devDependencies["@types/node"]}`,
-    ],
-    { cwd: work, stdio: "ignore" },
-  );
+  installTarball(work, RELEASED);
 }, 300_000);
 
 afterAll(async () => {

@@ -86,22 +86,7 @@ export function installedPackageDir(): string {
     }
     const building = `${dir}.${process.pid}`;
     mkdirSync(building, { recursive: true });
-    cpSync(path.join(packDir, tarball), path.join(building, "pulumi-voice-agent.tgz"));
-    writeFileSync(path.join(building, "package.json"), JSON.stringify({ name: "installed", private: true }));
-    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
-    execFileSync(
-      "npm",
-      [
-        "install",
-        "--no-audit",
-        "--no-fund",
-        "--prefer-offline",
-        "./pulumi-voice-agent.tgz",
-        `typescript@${pkg.devDependencies.typescript}`,
-        `@types/node@${pkg.devDependencies["@types/node"]}`,
-      ],
-      { cwd: building, stdio: "ignore" },
-    );
+    installTarball(building, path.join(packDir, tarball));
     try {
       renameSync(building, dir);
     } catch {
@@ -122,6 +107,28 @@ export function unaskedWarnings(output: string): string[] {
 export function expectQuiet(result: RunResult): void {
   const found = unaskedWarnings(`${result.stdout}\n${result.stderr}`);
   if (found.length > 0) throw new Error(`unexpected warnings in the output:\n${found.join("\n")}`);
+}
+
+/**
+ * Makes `dir` a user's project with the package installed from `tarball` (copied in), next to the
+ * TypeScript and Node.js types of this repository's versions, as `npm install` does for a user.
+ */
+export function installTarball(dir: string, tarball: string): void {
+  cpSync(tarball, path.join(dir, "pulumi-voice-agent.tgz"));
+  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "installed", private: true }));
+  const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
+  const types = [
+    `typescript@${pkg.devDependencies.typescript}`,
+    `@types/node@${pkg.devDependencies["@types/node"]}`,
+  ];
+  execFileSync(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", "./pulumi-voice-agent.tgz", ...types],
+    {
+      cwd: dir,
+      stdio: "ignore",
+    },
+  );
 }
 
 export class PulumiProject {

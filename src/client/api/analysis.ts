@@ -39,42 +39,23 @@ export class Analysis {
    * until the answer is seen, then a replace restores the caller's description (keeping item ids).
    */
   create(body: AnalysisGroupBody, opts: MarkedCreateOptions = {}): Promise<AnalysisGroup> {
-    return this.core.createMarked<AnalysisGroup>({
+    return this.core.createDescribed<AnalysisGroup>({
       what: `analysis group "${body.name}"`,
-      ...opts,
-      attempt: (marker, op) =>
-        this.core.call(
-          AnalysisGroupResponse,
-          {
-            method: "POST",
-            path: analysisRoutes.groups(),
-            body: { ...body, description: marker },
-            retry: "unsafe",
-          },
-          op,
-        ),
-      findMarked: async (marker) =>
-        (await this.list().toArray()).filter((g) => g.name === body.name && g.description === marker),
-      restore: async (created, marker) => {
-        if (created.description !== marker) return created;
-        try {
-          const items = (body.items ?? []).map((item, i) => ({
-            ...item,
-            id: item.id ?? created.items[i]?.id,
-          }));
-          return await this.replace(created.id, {
-            ...body,
-            description: body.description ?? null,
-            items: items.map(({ id, ...rest }) => (id === undefined ? rest : { id, ...rest })),
-          });
-        } catch (err) {
-          this.core.debug(
-            `could not restore description of analysis group ${created.id}: ${(err as Error).message}`,
-          );
-          return created;
-        }
+      opts,
+      schema: AnalysisGroupResponse,
+      path: analysisRoutes.groups(),
+      body,
+      list: () => this.list().toArray(),
+      putBack: (created) => {
+        // Items are sent with the ids the create gave them, so they keep their identity.
+        const items = (body.items ?? []).map((item, i) => ({ ...item, id: item.id ?? created.items[i]?.id }));
+        return this.replace(created.id, {
+          ...body,
+          description: body.description ?? null,
+          items: items.map(({ id, ...rest }) => (id === undefined ? rest : { id, ...rest })),
+        });
       },
-      removeExtra: (extra) => this.delete(extra.id),
+      remove: (id) => this.delete(id),
     });
   }
 

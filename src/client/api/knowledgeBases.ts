@@ -50,38 +50,20 @@ export class KnowledgeBases {
    * (see `ClientCore.createMarked`), then a replace restores the caller's description.
    */
   create(body: KnowledgeBaseBody, opts: MarkedCreateOptions = {}): Promise<KnowledgeBase> {
-    return this.core.createMarked<KnowledgeBase>({
+    return this.core.createDescribed<KnowledgeBase>({
       what: `knowledge base "${body.name}"`,
-      ...opts,
-      attempt: (marker, op) =>
-        this.core.call(
-          KnowledgeBaseResponse,
-          {
-            method: "POST",
-            path: knowledgeBaseRoutes.collection(),
-            body: { ...body, description: marker },
-            retry: "unsafe",
-          },
-          op,
-        ),
-      findMarked: async (marker) =>
-        (await this.list().toArray()).filter((kb) => kb.name === body.name && kb.description === marker),
-      restore: async (created, marker) => {
-        if (created.description !== marker) return created;
-        try {
-          return await this.replace(created.id, {
-            ...body,
-            description: body.description ?? null,
-            documents: body.documents ?? [],
-          });
-        } catch (err) {
-          this.core.debug(
-            `could not restore description of knowledge base ${created.id}: ${(err as Error).message}`,
-          );
-          return created;
-        }
-      },
-      removeExtra: (extra) => this.delete(extra.id),
+      opts,
+      schema: KnowledgeBaseResponse,
+      path: knowledgeBaseRoutes.collection(),
+      body,
+      list: () => this.list().toArray(),
+      putBack: (created) =>
+        this.replace(created.id, {
+          ...body,
+          description: body.description ?? null,
+          documents: body.documents ?? [],
+        }),
+      remove: (id) => this.delete(id),
     });
   }
 
