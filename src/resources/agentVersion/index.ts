@@ -63,10 +63,14 @@ export class AgentVersion extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: AgentVersionArgs, opts?: pulumi.CustomResourceOptions) {
     const publishing = args.version === undefined;
+    // Keys the inputs do not have (a misspelt `lable`, from JavaScript or YAML-loaded settings) go
+    // to the provider, which refuses them by name at preview instead of dropping them.
+    const { agent: _agent, label: _label, notes: _notes, live: _live, version: _version, ...unknown } = args;
     super(
       dynamicProvider("agentVersion"),
       name,
       {
+        ...unknown,
         agentId: args.agent.agentId,
         contentHash: publishing ? args.agent.contentHash : undefined,
         // Where to look for a published version that already holds the draft's configuration.
