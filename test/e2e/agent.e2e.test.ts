@@ -231,7 +231,9 @@ describe("Agent and AgentVersion through the real engine", () => {
         allowFailure: true,
       });
       expect(refresh.code).not.toBe(0);
-      expect(refresh.stdout).toMatch(/missing configuration voice-agent:baseUrl/);
+      // The cause is said, not a bare "missing voice-agent:apiKey".
+      expect(refresh.stdout).toMatch(/could not read the stack's configuration/);
+      expect(refresh.stdout).toMatch(/\/nonexistent\/pulumi config --stack \S+` failed/);
       await p.upAndSettle();
       await p.destroy();
     } finally {

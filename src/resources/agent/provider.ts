@@ -58,6 +58,11 @@ type AgentState = z.infer<typeof AgentState>;
 
 const inputs = (props: Props) => parseProps(AgentInputs, props, "Agent inputs");
 const state = (props: Props) => parseProps(AgentState, props, "Agent state");
+/**
+ * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
+ * state by `pulumi import` or a recovery has no outputs yet).
+ */
+const stored = (props: Props) => parseProps(AgentState.partial(), props, "Agent state");
 
 /** The wire body for `config`, with the system variables the service holds sent back exactly as read. */
 function wireBody(config: JsonObject, current?: AgentDetailT): JsonObject {
@@ -223,7 +228,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
 
     async read(id, props) {
       const c = await ctx.client();
-      const recorded = state(props);
+      const recorded = stored(props);
       const detail = await unlessGone(workingVersion(c, id));
       // Gone from the service (another workspace or key): the resource leaves the state.
       if (!detail) return {};
@@ -264,7 +269,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
 
     async delete(id, props) {
       const c = await ctx.client();
-      const recorded = state(props);
+      const recorded = stored(props);
       const detail = await unlessGone(c.agents.get(id));
       if (detail && detail.live_version !== null) await c.versions.activate(id, null);
       // An open draft that still attaches this stack's knowledge bases or analysis groups would keep

@@ -66,6 +66,11 @@ type VersionState = z.infer<typeof VersionState>;
 
 const inputs = (props: Props) => parseProps(VersionInputs, props, "AgentVersion inputs");
 const state = (props: Props) => parseProps(VersionState, props, "AgentVersion state");
+/**
+ * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
+ * state by `pulumi import` or a recovery has no outputs yet).
+ */
+const stored = (props: Props) => parseProps(VersionState.partial(), props, "AgentVersion state");
 
 /** Publishes the draft, or finds the published version that already holds its configuration. */
 async function publishOrReuse(
@@ -251,10 +256,25 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
 
   async read(id, props) {
     const c = await ctx.client();
-    const recorded: VersionState = state(props);
-    const detail = await unlessGone(c.agents.get(recorded.agentId, { version: recorded.version }));
+    const recorded = stored(props);
+    // The id is `<agentId>/<version>`: all a read needs when the state holds no outputs yet.
+    const [idAgent, idVersion] = [
+      id.slice(0, id.lastIndexOf("/")),
+      Number(id.slice(id.lastIndexOf("/") + 1)),
+    ];
+    const agentId = recorded.agentId ?? idAgent;
+    const version = recorded.version ?? idVersion;
+    if (!agentId || !Number.isInteger(version)) {
+      throw new Error(`AgentVersion: the id "${id}" is not <agentId>/<version>, and the state names neither`);
+    }
+    const detail = await unlessGone(c.agents.get(agentId, { version }));
     if (!detail) return {};
-    const outs = outputs(props, detail, recorded.origin, recorded.activation);
+    const outs = outputs(
+      { ...props, agentId },
+      detail,
+      recorded.origin ?? "pinned",
+      recorded.activation ?? "none",
+    );
     const inputs: Props = {};
     for (const key of OWN_INPUTS) if (props[key] !== undefined) inputs[key] = props[key];
     if (props.label !== undefined) inputs.label = outs.label;

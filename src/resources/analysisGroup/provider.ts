@@ -58,6 +58,11 @@ const GroupState = GroupInputs.extend({ groupId: z.string(), itemIds: z.record(z
 
 const inputs = (props: Props) => parseProps(GroupInputs, props, "AnalysisGroup inputs");
 const state = (props: Props) => parseProps(GroupState, props, "AnalysisGroup state");
+/**
+ * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
+ * state by `pulumi import` or a recovery has no outputs yet).
+ */
+const stored = (props: Props) => parseProps(GroupState.partial(), props, "AnalysisGroup state");
 
 /**
  * What the service holds, in input spelling. Each item is shown by the fields the declared item of
@@ -244,7 +249,7 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
 
   async read(id, props) {
     const c = await ctx.client();
-    state(props);
+    stored(props);
     const group = await c.analysis.get(id);
     if (!group) return { id: undefined, props: {} };
     const outs = outputs(props, group);
@@ -273,7 +278,7 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
   },
 
   async delete(id, props) {
-    const recorded = state(props);
+    const recorded = stored(props);
     if (recorded.adoptDefault) {
       console.error(
         `pulumi-voice-agent: the Default Analysis group (${id}) is left in place as it is ` +

@@ -47,6 +47,11 @@ const KbState = KbInputs.extend({ knowledgeBaseId: z.string(), kbType: z.string(
 
 const inputs = (props: Props) => parseProps(KbInputs, props, "KnowledgeBase inputs");
 const state = (props: Props) => parseProps(KbState, props, "KnowledgeBase state");
+/**
+ * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
+ * state by `pulumi import` or a recovery has no outputs yet).
+ */
+const stored = (props: Props) => parseProps(KbState.partial(), props, "KnowledgeBase state");
 
 /** Stands for the text of a text document the program does not declare (the service never shows it). */
 const UNREAD_TEXT = "(text held by the service, not readable)";
@@ -213,7 +218,7 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
 
   async read(id, props) {
     const c = await ctx.client();
-    state(props);
+    stored(props);
     const kb = await unlessGone(c.knowledgeBases.get(id));
     if (!kb) return { id: undefined, props: {} };
     const outs = outputs(props, kb);
@@ -234,7 +239,7 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
 
   async delete(id, props) {
     const c = await ctx.client();
-    const recorded = state(props);
+    const recorded = stored(props);
     try {
       await c.knowledgeBases.delete(id);
     } catch (err) {

@@ -71,6 +71,12 @@ const WidgetState = WidgetInputs.extend({
 
 const inputs = (props: Props) => parseProps(WidgetInputs, props, "Widget inputs");
 const state = (props: Props) => parseProps(WidgetState, props, "Widget state");
+/**
+ * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
+ * state by `pulumi import` or a recovery has no outputs yet).
+ */
+const stored = (props: Props) =>
+  parseProps(WidgetState.partial().required({ agentId: true }), props, "Widget state");
 
 /** The managed configuration the program declares; `status` is `active` unless set. */
 function declaredConfig(props: Props): JsonObject {
@@ -210,7 +216,7 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
 
   async read(id, props) {
     const c = await ctx.client();
-    const recorded = state(props);
+    const recorded = stored(props);
     const widget = await unlessGone(c.widget.get(recorded.agentId));
     if (!widget) return { id: undefined, props: {} };
     const outs = outputs(props, widget, {
@@ -246,7 +252,7 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
 
   async delete(id, props) {
     const c = await ctx.client();
-    const recorded = state(props);
+    const recorded = stored(props);
     if (!(await unlessGone(c.widget.patch(recorded.agentId, { status: "paused" })))) return;
     // The service cannot delete a widget: it stays with its agent, paused, serving nothing.
     console.error(
