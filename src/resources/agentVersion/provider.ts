@@ -62,7 +62,6 @@ const VersionState = VersionInputs.extend({
   activation: z.string(),
   blockedReasons: z.array(z.string()).default([]),
 });
-type VersionState = z.infer<typeof VersionState>;
 
 const inputs = (props: Props) => parseProps(VersionInputs, props, "AgentVersion inputs");
 const state = (props: Props) => parseProps(VersionState, props, "AgentVersion state");
