@@ -2,7 +2,8 @@
  * Provider state is parsed, never trusted: every handler parses the property maps the engine hands
  * it (inputs after `check`, or the outputs recorded in state) with its resource's schema.
  */
-import type { z } from "zod";
+import { z } from "zod";
+import { UNKNOWN } from "./unknowns";
 
 /** `props` parsed by `schema`; a clear error naming `what` and the fields when it does not parse. */
 export function parseProps<S extends z.ZodType>(schema: S, props: unknown, what: string): z.infer<S> {
@@ -14,4 +15,12 @@ export function parseProps<S extends z.ZodType>(schema: S, props: unknown, what:
       "If this state was written by another version of pulumi-voice-agent, run `pulumi refresh`.",
     { cause: parsed.error },
   );
+}
+
+/**
+ * `schema`, or the value Pulumi substitutes at preview for a value not known yet: for the inputs a
+ * preview's `diff` may be handed (`create` and `update` never see one).
+ */
+export function orUnknown<S extends z.ZodType>(schema: S): z.ZodUnion<[S, z.ZodLiteral<typeof UNKNOWN>]> {
+  return z.union([schema, z.literal(UNKNOWN)]);
 }

@@ -84,6 +84,159 @@ describe("validation at preview", () => {
   });
 });
 
+describe("misspelt inputs are refused at preview, naming the key", () => {
+  test("a top-level key that is not an input, with the input it was probably meant to be", async () => {
+    const { failures } = await h.check({}, { name: "g", item: [], adoptDefaults: true });
+    expect(failures?.map((f) => f.property).sort()).toEqual(["adoptDefaults", "item"]);
+    const reason = (p: string) => failures?.find((f) => f.property === p)?.reason;
+    expect(reason("item")).toContain("item: not an input of AnalysisGroup (did you mean items?)");
+    expect(reason("adoptDefaults")).toContain("(did you mean adoptDefault?)");
+  });
+
+  test("a key an item does not have, at the item's index (an item's id is the service's, not an input)", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        name: "g",
+        items: [
+          { name: "Mood", type: "enum", enumValue: ["a"] },
+          { name: "Score", type: "number", id: "0b5c6f0e-0000-4000-8000-000000000000" },
+        ],
+      },
+    );
+    expect(failures?.map((f) => f.property).sort()).toEqual(["items[0].enumValue", "items[1].id"]);
+    for (const f of failures ?? []) expect(f.reason).toMatch(/extra_forbidden/);
+  });
+});
+
+describe("values unknown at preview, at every level", () => {
+  test("a whole input: never missing, never replaced by a default", async () => {
+    const news = { name: UNKNOWN, description: UNKNOWN, enabled: UNKNOWN, items: UNKNOWN };
+    const checked = await h.check({}, news);
+    expect(checked.failures).toEqual([]);
+    expect(checked.inputs).toEqual(news);
+    // Adopting a group not known yet: no name is required.
+    expect((await h.check({}, { adoptId: UNKNOWN })).failures).toEqual([]);
+    expect((await h.check({}, { adoptDefault: UNKNOWN })).failures).toEqual([]);
+  });
+
+  test("one item of the list: the others keep their indexes and are still checked", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        name: "g",
+        items: [
+          UNKNOWN,
+          { name: "a", type: "text" },
+          { name: "b", type: "colour" },
+          { name: "a", type: "text" },
+        ],
+      },
+    );
+    expect(failures?.map((f) => f.property)).toEqual(["items[2].type"]);
+    const rules = await h.check(
+      {},
+      { name: "g", items: [UNKNOWN, { name: "a", type: "text" }, { name: "a", type: "text" }] },
+    );
+    expect(rules.failures?.map((f) => f.property)).toEqual(["items[2].name"]);
+  });
+
+  test("one field of an item, or one of its enum values: the rules that need it are skipped", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        name: "g",
+        items: [
+          { name: "a", type: "enum", enumValues: UNKNOWN },
+          { name: "b", type: "enum", enumValues: [UNKNOWN, "yes"] },
+          { name: "c", type: UNKNOWN, enumValues: ["x"] },
+          { name: "d", type: "text", enumValues: UNKNOWN, description: UNKNOWN, enabled: UNKNOWN },
+          { name: UNKNOWN, type: "number" },
+          { name: "e", type: "boolean", enumValues: ["no"] },
+        ],
+      },
+    );
+    expect(failures?.map((f) => f.property)).toEqual(["items[5].enumValues"]);
+  });
+
+  test("diff of a preview with an unknown enum value: a change of the items", async () => {
+    const { id, outs } = await up({
+      name: "Unknown enum",
+      items: [{ name: "a", type: "enum", enumValues: ["x"] }],
+    });
+    const d = await h.diff(id, outs, {
+      name: "Unknown enum",
+      items: [{ name: "a", type: "enum", enumValues: [UNKNOWN] }],
+    });
+    expect(d).toMatchObject({ changes: true, diffs: ["items"] });
+    const a = await h.diff(id, outs, { name: "Unknown enum", items: outs.items, adoptDefault: UNKNOWN });
+    expect(a.changes).toBe(false);
+  });
+});
+
+describe("typed provider state", () => {
+  test("state written by 0.1.0 (the same outputs) reads and diffs", async () => {
+    const { id } = await up({ name: "Old state", items: [{ name: "a", type: "text" }] });
+    const group = await client.analysis.get(id);
+    const recorded = {
+      name: "Old state",
+      items: [{ name: "a", type: "text" }],
+      groupId: id,
+      itemIds: Object.fromEntries((group?.items ?? []).map((it) => [it.name, it.id])),
+    };
+    const read = await h.read(id, recorded);
+    expect(read.props).toMatchObject(recorded);
+    expect(
+      (await h.diff(id, recorded, { name: "Old state", items: [{ name: "a", type: "text" }] })).changes,
+    ).toBe(false);
+  });
+
+  test("a state that does not parse is refused by every step, naming the resource", async () => {
+    const broken = { name: "g", groupId: "x", itemIds: ["not", "a", "map"] };
+    const inputs = { name: "g" };
+    for (const step of [
+      () => h.diff("g", broken, inputs),
+      () => h.read("g", broken),
+      () => h.update("g", broken, inputs),
+      () => h.delete("g", broken),
+    ]) {
+      await expect(step()).rejects.toThrow(/AnalysisGroup state .*itemIds/);
+    }
+  });
+});
+
+describe("compare-and-set", () => {
+  test("a dashboard edit of the group or an added item is refused; an unmanaged field is no conflict", async () => {
+    const { id, inputs, outs } = await up({
+      name: "Guarded",
+      enabled: true,
+      items: [{ name: "a", type: "text" }],
+    });
+    const g = await client.analysis.get(id);
+    const items = (g?.items ?? []).map(({ created_at: _c, ...it }) => ({ ...it, type: "text" as const }));
+    // The description is not managed by the program: no conflict.
+    await client.analysis.replace(id, { name: "Guarded", description: "Dashboard", enabled: true, items });
+    const renamed = await h.update(id, outs, { ...inputs, name: "Guarded 2" });
+
+    await client.analysis.replace(id, {
+      name: "Guarded 2",
+      description: "Dashboard",
+      enabled: false,
+      items: [...items, { name: "b", type: "boolean" as const }],
+    });
+    const replace = vi.spyOn(client.analysis, "replace");
+    try {
+      await expect(h.update(id, renamed.outs, { ...inputs, name: "Guarded 3" })).rejects.toThrow(
+        /Analysis group "Guarded 2" .* was changed outside Pulumi \(enabled, items\)\. Nothing was written/,
+      );
+      expect(replace).not.toHaveBeenCalled();
+    } finally {
+      replace.mockRestore();
+    }
+    expect(await client.analysis.get(id)).toMatchObject({ name: "Guarded 2", enabled: false });
+  });
+});
+
 describe("lifecycle", () => {
   test("create, then no diff for item order or fields left unset; refresh finds nothing", async () => {
     const { id, inputs, outs } = await up({

@@ -79,6 +79,167 @@ describe("validation at preview", () => {
   });
 });
 
+describe("misspelt inputs are refused at preview, naming the key", () => {
+  test("a top-level key that is not an input, with the input it was probably meant to be", async () => {
+    const { failures } = await h.check({}, { name: "kb", document: [{ name: "a", text: "x" }] });
+    expect(failures).toEqual([
+      {
+        property: "document",
+        reason: expect.stringContaining("document: not an input of KnowledgeBase (did you mean documents?)"),
+      },
+    ]);
+  });
+
+  test("a key a document does not have, at the document's index", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        name: "kb",
+        documents: [
+          { name: "a", text: "x" },
+          { name: "b", url: "https://b.example.com", tags: ["x"] },
+        ],
+      },
+    );
+    expect(failures?.map((f) => f.property)).toEqual(["documents[1].tags"]);
+    expect(failures?.[0]?.reason).toMatch(/extra_forbidden/);
+  });
+});
+
+describe("values unknown at preview, at every level", () => {
+  test("a whole input: never missing, never replaced by a default", async () => {
+    const news = { name: UNKNOWN, description: UNKNOWN, documents: UNKNOWN, readyTimeoutSeconds: UNKNOWN };
+    const checked = await h.check({}, news);
+    expect(checked.failures).toEqual([]);
+    expect(checked.inputs).toEqual(news);
+  });
+
+  test("one document of the list: the others keep their indexes and are still checked", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        name: "kb",
+        documents: [UNKNOWN, { name: "a", text: "x" }, { name: "", text: "y" }, { name: "a", text: "z" }],
+      },
+    );
+    expect(failures?.map((f) => f.property)).toEqual(["documents[2].name"]);
+    const dup = await h.check(
+      {},
+      { name: "kb", documents: [UNKNOWN, { name: "a", text: "x" }, { name: "a", text: "z" }] },
+    );
+    expect(dup.failures?.map((f) => f.property)).toEqual(["documents[2].name"]);
+  });
+
+  test("one field of a document: its known fields are still checked, and no rule needs the unknown one", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        name: "kb",
+        documents: [
+          { name: UNKNOWN, url: "ftp://files.example.com/a" },
+          { name: UNKNOWN, text: "x" },
+          { name: "b", url: UNKNOWN },
+          { name: "c", text: UNKNOWN },
+        ],
+      },
+    );
+    expect(failures?.map((f) => f.property)).toEqual(["documents[0].url"]);
+  });
+
+  test("diff of a preview with an unknown document name: a change of the documents", async () => {
+    const { id, outs } = await up({ name: "Unknown names", documents: [{ name: "a", text: "x" }] });
+    const d = await h.diff(id, outs, { name: "Unknown names", documents: [{ name: UNKNOWN, text: "x" }] });
+    expect(d).toMatchObject({ changes: true, diffs: ["documents"] });
+    const t = await h.diff(id, outs, {
+      name: "Unknown names",
+      documents: [{ name: "a", text: "x" }],
+      readyTimeoutSeconds: UNKNOWN,
+    });
+    expect(t.changes).toBe(false);
+  });
+});
+
+describe("typed provider state", () => {
+  test("state written by 0.1.0 (the same outputs) reads and diffs", async () => {
+    const { id } = await up({ name: "Old state", documents: [{ name: "a", text: "x" }] });
+    const kb = await client.knowledgeBases.get(id);
+    const recorded = {
+      name: "Old state",
+      documents: [{ name: "a", text: "x" }],
+      knowledgeBaseId: id,
+      kbType: "non_deterministic",
+      documentStatuses: kb.documents.map((d) => ({
+        name: d.name,
+        id: d.id,
+        source: d.source,
+        status: d.status,
+        error: d.error,
+      })),
+    };
+    const read = await h.read(id, recorded);
+    expect(read.props).toMatchObject(recorded);
+    expect(
+      (await h.diff(id, recorded, { name: "Old state", documents: [{ name: "a", text: "x" }] })).changes,
+    ).toBe(false);
+  });
+
+  test("a state that does not parse is refused by every step, naming the resource", async () => {
+    const broken = { name: 7, documents: [] };
+    const inputs = { name: "kb", documents: [] };
+    for (const step of [
+      () => h.diff("k", broken, inputs),
+      () => h.read("k", broken),
+      () => h.update("k", broken, inputs),
+      () => h.delete("k", broken),
+    ]) {
+      await expect(step()).rejects.toThrow(/KnowledgeBase state .*name/);
+    }
+  });
+});
+
+describe("compare-and-set", () => {
+  test("a document added or renamed in the dashboard is refused; document order is no conflict", async () => {
+    const { id, inputs, outs } = await up({
+      name: "Guarded",
+      documents: [
+        { name: "a", text: "one" },
+        { name: "b", url: "https://b.example.com" },
+      ],
+    });
+    // The same set in another order: the update goes through.
+    await client.knowledgeBases.replace(id, {
+      name: "Guarded",
+      documents: [
+        { name: "b", url: "https://b.example.com" },
+        { name: "a", text: "one" },
+      ],
+    });
+    const renamed = await h.update(id, outs, { ...inputs, name: "Guarded 2" });
+    await client.knowledgeBases.replace(id, {
+      name: "Guarded 2",
+      documents: [
+        { name: "a", text: "one" },
+        { name: "b", url: "https://b.example.com" },
+        { name: "c", url: "https://c.example.com" },
+      ],
+    });
+    const replace = vi.spyOn(client.knowledgeBases, "replace");
+    try {
+      await expect(h.update(id, renamed.outs, { ...inputs, name: "Guarded 3" })).rejects.toThrow(
+        /Knowledge base "Guarded 2" .* was changed outside Pulumi \(documents\)\. Nothing was written/,
+      );
+      expect(replace).not.toHaveBeenCalled();
+    } finally {
+      replace.mockRestore();
+    }
+    expect((await client.knowledgeBases.get(id)).documents.map((d) => d.name).sort()).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
+  });
+});
+
 describe("lifecycle", () => {
   test("create waits until every document is ready; nothing to change afterwards", async () => {
     const started = Date.now();

@@ -118,6 +118,194 @@ describe("validation at preview", () => {
   });
 });
 
+describe("misspelt inputs are refused at preview, naming the key", () => {
+  test("a top-level key that is not an input, with the input it was probably meant to be", async () => {
+    const { failures } = await h.check({}, { agentId: "a", allowedOrigin: ["https://a.example.com"] });
+    expect(failures).toEqual([
+      {
+        property: "allowedOrigin",
+        reason: expect.stringContaining(
+          "allowedOrigin: not an input of Widget (did you mean allowedOrigins?)",
+        ),
+      },
+    ]);
+  });
+
+  test("a nested key that is not a field, at its path in the program's spelling", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        agentId: "a",
+        theme: { title: "Help", accentColour: "#123456" },
+        enabledModes: { chat: true, voice: true },
+      },
+    );
+    expect(failures?.map((f) => f.property).sort()).toEqual(["enabledModes.voice", "theme.accentColour"]);
+    for (const f of failures ?? []) expect(f.reason).toMatch(/extra_forbidden/);
+  });
+
+  test("default-variable names are the user's own and never refused", async () => {
+    const { failures } = await h.check({}, { agentId: "a", defaultVariables: { anyName_At_All: "x" } });
+    expect(failures).toEqual([]);
+  });
+});
+
+describe("values unknown at preview, at every level", () => {
+  test("a whole input: never missing, never replaced by a default", async () => {
+    const news = {
+      agentId: UNKNOWN,
+      name: UNKNOWN,
+      allowedOrigins: UNKNOWN,
+      enabledModes: UNKNOWN,
+      theme: UNKNOWN,
+      defaultVariables: UNKNOWN,
+      status: UNKNOWN,
+      rotateKeyTrigger: UNKNOWN,
+      rotateKeyOnCreate: UNKNOWN,
+    };
+    const checked = await h.check({}, news);
+    expect(checked.failures).toEqual([]);
+    expect(checked.inputs).toEqual(news);
+  });
+
+  test("inside an object: the known siblings are still checked", async () => {
+    const { failures } = await h.check(
+      {},
+      {
+        agentId: "a",
+        enabledModes: { chat: UNKNOWN, talk: "no" },
+        theme: { accentColor: UNKNOWN, panelRadius: UNKNOWN, position: "middle" },
+        defaultVariables: { region: UNKNOWN, tier: "gold" },
+      },
+    );
+    expect(failures?.map((f) => f.property).sort()).toEqual(["enabledModes.talk", "theme.position"]);
+  });
+
+  test("one origin of the list: the others keep their indexes", async () => {
+    const { failures } = await h.check(
+      {},
+      { agentId: "a", allowedOrigins: [UNKNOWN, "https://ok.example.com", "http://shop.example.com"] },
+    );
+    expect(failures?.map((f) => f.property)).toEqual(["allowedOrigins[2]"]);
+  });
+
+  test("diff of a preview with an unknown colour or origin: a change of that field", async () => {
+    const agentId = await newAgent();
+    const { id, outs } = await up({
+      agentId,
+      allowedOrigins: ["https://a.example.com"],
+      theme: { accentColor: "#111111", title: "T" },
+    });
+    const colour = await h.diff(id, outs, {
+      agentId,
+      allowedOrigins: ["https://a.example.com"],
+      theme: { accentColor: UNKNOWN, title: "T" },
+      status: "active",
+    });
+    expect(colour).toMatchObject({ changes: true, replaces: [], diffs: ["theme"] });
+    const origin = await h.diff(id, outs, {
+      agentId,
+      allowedOrigins: ["https://a.example.com", UNKNOWN],
+      theme: { accentColor: "#111111", title: "T" },
+      status: "active",
+    });
+    expect(origin).toMatchObject({ changes: true, diffs: ["allowedOrigins"] });
+  });
+});
+
+describe("typed provider state", () => {
+  test("state written by 0.1.0 (the same outputs) reads and diffs", async () => {
+    const agentId = await newAgent();
+    const w = await client.widget.get(agentId);
+    await client.widget.patch(agentId, { theme: { accent_color: "#111111" } });
+    // The outputs 0.1.0 recorded: the inputs, the managed fields' values, the key outputs.
+    const recorded = {
+      agentId,
+      theme: { accentColor: "#111111" },
+      status: "active",
+      rotateKeyOnCreate: false,
+      widgetId: w.id,
+      publicKeyPrefix: w.public_key_prefix,
+      publicKey: null,
+      keyRotatedAt: null,
+    };
+    const read = await h.read(w.id, recorded);
+    expect(read.id).toBe(w.id);
+    expect(read.props).toMatchObject(recorded);
+    const inputs = { agentId, theme: { accentColor: "#111111" }, rotateKeyOnCreate: false, status: "active" };
+    expect((await h.diff(w.id, recorded, inputs)).changes).toBe(false);
+  });
+
+  test("a state that does not parse is refused by every step, naming the resource", async () => {
+    const broken = { agentId: 42, status: "active" };
+    const inputs = { agentId: "a", status: "active" };
+    for (const step of [
+      () => h.diff("w", broken, inputs),
+      () => h.read("w", broken),
+      () => h.update("w", broken, inputs),
+      () => h.delete("w", broken),
+    ]) {
+      await expect(step()).rejects.toThrow(/Widget state .*agentId/);
+    }
+  });
+});
+
+describe("compare-and-set", () => {
+  test("dashboard edits the service treats as equal (origin order, colour case) are no conflict", async () => {
+    const agentId = await newAgent();
+    const { id, inputs, outs } = await up({
+      agentId,
+      allowedOrigins: ["https://a.example.com", "https://b.example.com"],
+      theme: { accentColor: "#ABCDEF" },
+    });
+    await client.widget.patch(agentId, {
+      allowed_origins: ["https://b.example.com", "https://a.example.com"],
+      theme: { accent_color: "#abcdef" },
+    });
+    await h.update(id, outs, { ...inputs, name: "Renamed" });
+    expect((await client.widget.get(agentId)).name).toBe("Renamed");
+  });
+
+  test("a dashboard edit of an origin or a default variable is refused; after a refresh the update applies", async () => {
+    const agentId = await newAgent();
+    const { id, inputs, outs } = await up({
+      agentId,
+      allowedOrigins: ["https://a.example.com"],
+      defaultVariables: { region: "north" },
+    });
+    await client.widget.patch(agentId, { default_variables: { added: "dashboard" } });
+    const news = { ...inputs, allowedOrigins: ["https://c.example.com"] };
+    await expect(h.update(id, outs, news)).rejects.toThrow(
+      /was changed outside Pulumi \(defaultVariables\)\. Nothing was written/,
+    );
+    expect((await client.widget.get(agentId)).allowed_origins).toEqual(["https://a.example.com"]);
+    const read = await h.read(id, outs);
+    await h.update(id, read.props, news);
+    const w = await client.widget.get(agentId);
+    expect(w.allowed_origins).toEqual(["https://c.example.com"]);
+    expect(w.default_variables).toEqual({ region: "north" });
+  });
+
+  test("destroy does not pause a widget changed outside Pulumi; one already paused is left as it is", async () => {
+    const agentId = await newAgent();
+    const { id, outs } = await up({ agentId, name: "Ours", rotateKeyOnCreate: false });
+    await client.widget.patch(agentId, { name: "Dashboard" });
+    await expect(h.delete(id, outs)).rejects.toThrow(/was changed outside Pulumi \(name\)/);
+    expect(await client.widget.get(agentId)).toMatchObject({ name: "Dashboard", status: "active" });
+
+    await client.widget.patch(agentId, { name: "Ours", status: "paused" });
+    const patch = vi.spyOn(client.widget, "patch");
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      await h.delete(id, outs);
+      expect(patch).not.toHaveBeenCalled();
+    } finally {
+      patch.mockRestore();
+      log.mockRestore();
+    }
+  });
+});
+
 describe("lifecycle", () => {
   test("create adopts the agent's widget, writes the declared fields and rotates the key once", async () => {
     const agentId = await newAgent();

@@ -24,12 +24,13 @@ import {
   toWire,
 } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
-import { parseProps } from "../../provider/state";
+import { orUnknown, parseProps } from "../../provider/state";
 import { UNKNOWN, unknownPaths } from "../../provider/unknowns";
 import {
   type AnalysisGroupInput,
   AnalysisGroupInput as AnalysisGroupInputSchema,
   type AnalysisItemInput,
+  AnalysisItemInput as AnalysisItemInputSchema,
   checkAnalysisGroupRules,
   DEFAULT_ANALYSIS_GROUP_NAME,
 } from "../../spec";
@@ -56,7 +57,16 @@ const GroupInputs = z.looseObject({
 });
 const GroupState = GroupInputs.extend({ groupId: z.string(), itemIds: z.record(z.string(), z.string()) });
 
+/** The inputs a preview's `diff` sees: a value not known yet may stand anywhere. */
+const GroupPreviewInputs = GroupInputs.extend({ adoptDefault: orUnknown(z.boolean()).optional() });
+
 const inputs = (props: Props) => parseProps(GroupInputs, props, "AnalysisGroup inputs");
+const previewInputs = (props: Props) => parseProps(GroupPreviewInputs, props, "AnalysisGroup inputs");
+
+/** What the program may write: the request body, except an item's `id`, which is the service's. */
+const ProgramGroupInput = AnalysisGroupInputSchema.extend({
+  items: z.array(AnalysisItemInputSchema.omit({ id: true })).optional(),
+});
 const state = (props: Props) => parseProps(GroupState, props, "AnalysisGroup state");
 /**
  * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
@@ -214,11 +224,13 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
           ? { items: news.items }
           : {}),
     };
-    failures.push(...bodyFailures(AnalysisGroupInputSchema, checkAnalysisGroupRules, body, unknowns));
+    failures.push(...bodyFailures(ProgramGroupInput, checkAnalysisGroupRules, body, unknowns));
     return { inputs: news, failures };
   },
 
   async diff(_id, olds, news) {
+    state(olds);
+    previewInputs(news);
     const changed = changedFields(GROUP_FIELDS, olds, news);
     return { changes: changed.length > 0, diffs: changed };
   },

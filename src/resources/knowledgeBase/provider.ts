@@ -18,7 +18,7 @@ import {
 } from "../../provider/managed";
 import { isPlainObject, type Json, type JsonObject } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
-import { parseProps } from "../../provider/state";
+import { orUnknown, parseProps } from "../../provider/state";
 import { UNKNOWN, unknownPaths } from "../../provider/unknowns";
 import { checkKnowledgeBaseRules, KnowledgeBaseInput } from "../../spec";
 import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } from "./index";
@@ -45,7 +45,11 @@ const KbInputs = z.looseObject({
 });
 const KbState = KbInputs.extend({ knowledgeBaseId: z.string(), kbType: z.string() });
 
+/** The inputs a preview's `diff` sees: a value not known yet may stand anywhere. */
+const KbPreviewInputs = KbInputs.extend({ readyTimeoutSeconds: orUnknown(z.number().positive()).optional() });
+
 const inputs = (props: Props) => parseProps(KbInputs, props, "KnowledgeBase inputs");
+const previewInputs = (props: Props) => parseProps(KbPreviewInputs, props, "KnowledgeBase inputs");
 const state = (props: Props) => parseProps(KbState, props, "KnowledgeBase state");
 /**
  * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
@@ -198,6 +202,8 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
   },
 
   async diff(_id, olds, news) {
+    state(olds);
+    previewInputs(news);
     const changed = changedFields(
       KB_FIELDS,
       { ...olds, documents: olds.documents ?? [] },

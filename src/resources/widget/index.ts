@@ -14,12 +14,12 @@
  *   change. `allowedOrigins` and `defaultVariables` are whole values (the declared set is the set).
  * - `update` reads the widget, refuses when a field the stack manages was changed outside Pulumi
  *   since the stack last saw it (run `pulumi refresh`), and merge-patches what differs from the
- *   declaration; a changed
- *   `rotateKeyTrigger` rotates the key. A key rotated outside Pulumi (its prefix no longer matches
- *   the key in the state) shows as a change and the next `up` rotates again, so the stack's key is
- *   always the live one.
+ *   declaration; a changed `rotateKeyTrigger` rotates the key. A key rotated outside Pulumi (its
+ *   prefix no longer matches the key in the state) shows as a change and the next `up` rotates
+ *   again, so the stack's key is always the live one.
  * - `read` (refresh) brings the service's values of the managed fields back into the state.
- * - `delete` pauses the widget (the service cannot delete it), so nothing is left serving.
+ * - `delete` pauses the widget (the service cannot delete it), so nothing is left serving; the
+ *   pause is compared first as an update is, and a widget already paused is left as it is.
  *
  * This file is the program side; the provider side is `provider.ts`.
  */

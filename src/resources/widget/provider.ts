@@ -27,7 +27,7 @@ import {
   toWire,
 } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
-import { parseProps } from "../../provider/state";
+import { orUnknown, parseProps } from "../../provider/state";
 import { dependsOnUnknown, UNKNOWN, unknownPaths } from "../../provider/unknowns";
 import { checkWidgetRules, type Issue, parseWith, WidgetPatch } from "../../spec";
 
@@ -69,7 +69,11 @@ const WidgetState = WidgetInputs.extend({
   keyRotatedAt: z.string().nullable().optional(),
 });
 
+/** The inputs a preview's `diff` sees: a value not known yet may stand anywhere. */
+const WidgetPreviewInputs = WidgetInputs.extend({ rotateKeyOnCreate: orUnknown(z.boolean()).optional() });
+
 const inputs = (props: Props) => parseProps(WidgetInputs, props, "Widget inputs");
+const previewInputs = (props: Props) => parseProps(WidgetPreviewInputs, props, "Widget inputs");
 const state = (props: Props) => parseProps(WidgetState, props, "Widget state");
 /**
  * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
@@ -77,6 +81,10 @@ const state = (props: Props) => parseProps(WidgetState, props, "Widget state");
  */
 const stored = (props: Props) =>
   parseProps(WidgetState.partial().required({ agentId: true }), props, "Widget state");
+
+/** How errors name the widget: by name when the program sets one, and its agent. */
+const label = (recorded: { name?: string | undefined; widgetId?: string | undefined; agentId: string }) =>
+  `Widget "${recorded.name ?? recorded.widgetId ?? "?"}" of agent ${recorded.agentId}`;
 
 /** The managed configuration the program declares; `status` is `active` unless set. */
 function declaredConfig(props: Props): JsonObject {
@@ -192,7 +200,9 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
   },
 
   async diff(_id, olds, news) {
-    const replaces = olds.agentId !== news.agentId ? ["agentId"] : [];
+    const before = state(olds);
+    const args = previewInputs(news);
+    const replaces = before.agentId !== args.agentId ? ["agentId"] : [];
     const changed = changedFields(WIDGET_FIELDS, olds, { ...news, status: news.status ?? "active" });
     const rotate = !deepEqual(olds.rotateKeyTrigger ?? null, news.rotateKeyTrigger ?? null);
     const diffs = [...replaces, ...changed, ...(rotate ? ["rotateKeyTrigger"] : [])];
@@ -232,12 +242,7 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
     const args = inputs(news);
     const current = await c.widget.get(args.agentId);
     // The service keeps no revision of a widget: compare what the stack last saw before writing.
-    assertUnchanged(
-      WIDGET_FIELDS,
-      `Widget "${before.name ?? before.widgetId}" of agent ${args.agentId}`,
-      olds,
-      serviceConfig(current),
-    );
+    assertUnchanged(WIDGET_FIELDS, label(before), olds, serviceConfig(current));
     const patch = widgetPatch(current, declaredConfig(news));
     let widget = Object.keys(patch).length > 0 ? await c.widget.patch(args.agentId, patch) : current;
     let key: KeyState = { publicKey: before.publicKey ?? null, keyRotatedAt: before.keyRotatedAt ?? null };
@@ -253,7 +258,13 @@ export const widgetProvider: HandlerFactory = (ctx) => ({
   async delete(id, props) {
     const c = await ctx.client();
     const recorded = stored(props);
-    if (!(await unlessGone(c.widget.patch(recorded.agentId, { status: "paused" })))) return;
+    const current = await unlessGone(c.widget.get(recorded.agentId));
+    if (!current) return;
+    if (current.status !== "paused") {
+      // Pausing writes to the widget: compare what the stack last saw first, as `update` does.
+      assertUnchanged(WIDGET_FIELDS, label(recorded), props, serviceConfig(current));
+      if (!(await unlessGone(c.widget.patch(recorded.agentId, { status: "paused" })))) return;
+    }
     // The service cannot delete a widget: it stays with its agent, paused, serving nothing.
     console.error(
       `pulumi-voice-agent: widget "${recorded.name ?? id}" of agent ${recorded.agentId} is now paused and ` +
