@@ -1,5 +1,5 @@
 /** What the resources do when the service no longer has an object. */
-import { ApiError } from "../client";
+import { ApiError } from "../client/errors";
 
 /**
  * The value of `request`, or `undefined` when the service answers 404: the object is gone (deleted

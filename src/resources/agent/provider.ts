@@ -17,7 +17,7 @@
  */
 import { z } from "zod";
 import type { AgentDetailT, VoiceAgentClient } from "../../client";
-import { ApiError } from "../../client";
+import { ApiError } from "../../client/errors";
 import { unlessGone } from "../../provider/gone";
 import { changedFields, pickWritten, refreshedInputs, unknownInputs } from "../../provider/managed";
 import { deepEqual, dropUndefined, type JsonObject, mergePatch, toWire } from "../../provider/normalize";

@@ -10,7 +10,8 @@
  * reached, or refuses the key, fails the preview at once with what was not checked.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ApiError, AuthError, type VoiceAgentClient } from "../../client";
+import type { VoiceAgentClient } from "../../client";
+import { ApiError, AuthError } from "../../client/errors";
 import { failure, inputPath } from "../../provider/failures";
 import type { JsonObject } from "../../provider/normalize";
 import {

@@ -12,7 +12,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { type AgentDetailT, ApiError, type VoiceAgentClient } from "../../client";
+import type { AgentDetailT, VoiceAgentClient } from "../../client";
+import { ApiError } from "../../client/errors";
 import { unlessGone } from "../../provider/gone";
 import { unknownInputs } from "../../provider/managed";
 import { dropUndefined } from "../../provider/normalize";

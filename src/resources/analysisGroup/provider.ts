@@ -3,7 +3,8 @@
  * what each step does; the comparison is the shared field-table algorithm (`provider/managed.ts`).
  */
 import { z } from "zod";
-import { type AnalysisGroup as AnalysisGroupRecord, ApiError, type VoiceAgentClient } from "../../client";
+import type { AnalysisGroup as AnalysisGroupRecord, VoiceAgentClient } from "../../client";
+import { ApiError } from "../../client/errors";
 import { bodyFailures } from "../../provider/failures";
 import {
   assertUnchanged,

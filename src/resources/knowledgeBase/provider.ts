@@ -4,7 +4,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { ApiError, type KnowledgeBase as KnowledgeBaseRecord, type VoiceAgentClient } from "../../client";
+import type { KnowledgeBase as KnowledgeBaseRecord, VoiceAgentClient } from "../../client";
+import { ApiError } from "../../client/errors";
 import { bodyFailures } from "../../provider/failures";
 import { unlessGone } from "../../provider/gone";
 import {
