@@ -19,6 +19,9 @@ import {
   send,
 } from "./transport";
 
+/** How long the creates of one deployment share a listing of the workspace (see {@link ClientCore.shared}). */
+export const SHARED_LISTING_MS = 60_000;
+
 /** Percent-encodes one path segment. */
 export const seg = (v: string | number): string => encodeURIComponent(String(v));
 
@@ -34,6 +37,12 @@ export interface MarkedCreate<T> {
   attempt(marker: string, op: OperationState): Promise<T>;
   /** The objects carrying the marker. */
   findMarked(marker: string): Promise<T[]>;
+  /**
+   * The objects carrying the marker before the first attempt (with `adoptExisting`): may answer
+   * from a listing shared by the creates of one deployment (see {@link ClientCore.shared}), since
+   * only objects made before this process started are looked for. Default: `findMarked`.
+   */
+  findEarlier?(marker: string): Promise<T[]>;
   /** Puts the caller's own value back where the marker was, when it should not stay. */
   restore?(created: T, marker: string): Promise<T>;
   /** What to do with a second object carrying the marker (a lost attempt that committed late). */
@@ -43,6 +52,7 @@ export interface MarkedCreate<T> {
 /** The configuration, the call and the flows every endpoint group uses. */
 export class ClientCore {
   readonly #config: ClientConfig;
+  readonly #shared = new Map<string, { until: number; value: Promise<unknown> }>();
 
   constructor(config: ClientConfig) {
     this.#config = config;
@@ -65,6 +75,21 @@ export class ClientCore {
   /** Tells the user something they must act on (always printed, the key redacted). */
   warn(text: string): void {
     process.stderr.write(`${redactString(`pulumi-voice-agent: warning: ${text}`, this.secrets)}\n`);
+  }
+
+  /**
+   * A value loaded once and shared for `ttlMs` by every caller asking for `key` (a failed load is
+   * forgotten). The creates of one deployment share one listing of the workspace to look for
+   * objects an earlier, interrupted deployment made: one request per deployment, not per create.
+   */
+  shared<V>(key: string, ttlMs: number, load: () => Promise<V>): Promise<V> {
+    const now = performance.now();
+    const hit = this.#shared.get(key);
+    if (hit && hit.until > now) return hit.value as Promise<V>;
+    const value = load();
+    this.#shared.set(key, { until: now + ttlMs, value });
+    value.catch(() => this.#shared.delete(key));
+    return value;
   }
 
   /** Sends `req` and parses the answer with `schema`. */
@@ -115,7 +140,10 @@ export class ClientCore {
     const finish = (created: T) => (flow.restore ? flow.restore(created, marker) : Promise.resolve(created));
 
     if (flow.adoptExisting) {
-      const earlier = await adopt(await flow.findMarked(marker), "an earlier attempt created it");
+      const earlier = await adopt(
+        await (flow.findEarlier ?? flow.findMarked)(marker),
+        "an earlier attempt created it",
+      );
       if (earlier) return finish(earlier);
     }
     const op = newOperation();
@@ -160,27 +188,34 @@ export class ClientCore {
    */
   createDescribed<T extends { id: string; created_at: string; name: string; description: string | null }>(d: {
     what: string;
-    opts: { marker?: string; adoptExisting?: boolean };
+    opts: { marker?: string; adoptExisting?: boolean; keepMarker?: boolean };
     schema: z.ZodType<T>;
     path: string;
-    body: { name: string };
+    body: { name: string; description?: string | null };
     list(): Promise<T[]>;
     putBack(created: T): Promise<T>;
     remove(id: string): Promise<void>;
   }): Promise<T> {
+    const { keepMarker, ...opts } = d.opts;
+    const marked = (found: T[], marker: string) =>
+      found.filter((x) => x.name === d.body.name && x.description === marker);
     return this.createMarked<T>({
       what: d.what,
-      ...d.opts,
+      ...opts,
       attempt: (marker, op) =>
         this.call(
           d.schema,
           { method: "POST", path: d.path, body: { ...d.body, description: marker }, retry: "unsafe" },
           op,
         ),
-      findMarked: async (marker) =>
-        (await d.list()).filter((x) => x.name === d.body.name && x.description === marker),
+      findMarked: async (marker) => marked(await d.list(), marker),
+      findEarlier: async (marker) =>
+        marked(await this.shared(`list ${d.path}`, SHARED_LISTING_MS, d.list), marker),
       restore: async (created, marker) => {
-        if (created.description !== marker) return created;
+        // Without a description of the caller's, `keepMarker` leaves the marker where it is: the
+        // object stays recognisable if Pulumi never learns of it (a deploy killed right after).
+        if (created.description !== marker || (keepMarker && d.body.description === undefined))
+          return created;
         try {
           return await d.putBack(created);
         } catch (err) {

@@ -281,7 +281,8 @@ describe("lifecycle", () => {
       expect(spy).toHaveBeenCalledTimes(1);
       expect(spy.mock.calls[0]?.[1]).toEqual({
         name: "Policies v2",
-        description: null,
+        // Not declared: the service's description stays (the create marker the create left in it).
+        description: expect.stringMatching(/^pulumi-voice-agent:create:/),
         documents: [
           { name: "faq", text: "Q: When do you open? A: At nine." },
           { name: "returns", text: "Returns within 30 days." },

@@ -2,7 +2,7 @@
 import type { z } from "zod";
 import { type AgentBody, type AgentCreateBody, AgentDetail, AgentSummary } from "../../spec/agent";
 import { Envelope } from "../../spec/paging";
-import { type ClientCore, seg } from "../core";
+import { type ClientCore, SHARED_LISTING_MS, seg } from "../core";
 import { ConflictError, NotFoundError } from "../errors";
 import { type Page, PageIterator } from "../pagination";
 import { reflects } from "../recovery";
@@ -71,7 +71,16 @@ export class Agents {
           { method: "POST", path: "/v1/agents", body: { ...body, notes: marker }, retry: "unsafe" },
           op,
         ),
-      findMarked: (marker) => this.findByMarker(body.name, marker),
+      findMarked: async (marker) => this.findByMarker(await this.named(body.name), marker),
+      findEarlier: async (marker) =>
+        this.findByMarker(
+          (
+            await this.core.shared("list /v1/agents", SHARED_LISTING_MS, () =>
+              this.list({ limit: 100 }).toArray(),
+            )
+          ).filter((a) => a.name === body.name),
+          marker,
+        ),
       restore: async (created, marker) => {
         if (created.notes !== marker || (opts.keepMarker && body.notes === undefined)) return created;
         try {
@@ -94,10 +103,15 @@ export class Agents {
     });
   }
 
-  /** The agents named `name` whose V0 carries `marker` in `notes` (V0 details). */
-  private async findByMarker(name: string, marker: string): Promise<AgentDetailT[]> {
+  /** The agents named `name`. */
+  private async named(name: string): Promise<AgentSummaryT[]> {
     const candidates: AgentSummaryT[] = [];
     for await (const a of this.list({ limit: 100 })) if (a.name === name) candidates.push(a);
+    return candidates;
+  }
+
+  /** Those of `candidates` whose V0 carries `marker` in `notes` (V0 details). */
+  private async findByMarker(candidates: AgentSummaryT[], marker: string): Promise<AgentDetailT[]> {
     const found: AgentDetailT[] = [];
     for (const c of candidates) {
       try {

@@ -18,6 +18,11 @@ export interface MarkedCreateOptions {
   marker?: string;
   /** Adopt an object already carrying `marker` instead of creating another. */
   adoptExisting?: boolean;
+  /**
+   * When the body has no description, leave the marker in it (one request instead of two, and the
+   * object stays recognisable should the deploy be killed before Pulumi records it).
+   */
+  keepMarker?: boolean;
 }
 
 /** Knowledge bases: `/v1/knowledge-bases`. */

@@ -6,6 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { withProvider } from "../../provider/providerResource";
 import { dynamicProvider } from "../../provider/shim";
+import { createMarker } from "../createMarker";
 import { AGENT_OUTPUTS } from "./projection";
 
 type In<T> = pulumi.Input<T>;
@@ -254,7 +255,11 @@ export class Agent extends pulumi.dynamic.Resource {
     super(
       dynamicProvider("agent"),
       name,
-      { ...args, ...Object.fromEntries(AGENT_OUTPUTS.map((k) => [k, undefined])) },
+      {
+        ...args,
+        createMarker: createMarker("voice-agent:Agent", name, opts),
+        ...Object.fromEntries(AGENT_OUTPUTS.map((k) => [k, undefined])),
+      },
       withProvider(opts),
       "voice-agent",
       "Agent",

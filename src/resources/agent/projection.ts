@@ -57,7 +57,7 @@ export const AGENT_FIELDS: FieldTable = {
 };
 
 /** The Agent's inputs that are not configuration. */
-export const AGENT_OWN_INPUTS = ["adoptId", "contentHash"] as const;
+export const AGENT_OWN_INPUTS = ["adoptId", "contentHash", "createMarker"] as const;
 
 /** The Agent's outputs beyond its inputs. */
 export const AGENT_OUTPUTS = [

@@ -38,6 +38,7 @@ import { agentFailures, catalogueReader } from "./rules";
 const AgentInputs = z.looseObject({
   name: z.string(),
   adoptId: z.string().optional(),
+  createMarker: z.string().optional(),
   contentHash: z.string().optional(),
 });
 
@@ -207,8 +208,8 @@ export const agentProvider: HandlerFactory = (ctx) => {
       const c = await ctx.client();
       const args = inputs(props);
       const declared = declaredConfig(props);
-      if (args.adoptId) {
-        const current = await workingVersion(c, args.adoptId);
+      /** Takes over an existing agent: writes the declaration onto its working version when it differs. */
+      const takeOver = async (current: AgentDetailT) => {
         const observed = observedConfig(current, declared);
         const patch = mergePatch(observed, declared);
         if (Object.keys(patch).length === 0) return { id: current.id, outs: outputs(props, current, {}) };
@@ -217,12 +218,25 @@ export const agentProvider: HandlerFactory = (ctx) => {
           .catch((err) => explain(err, args.name, current.id, current.document_revision));
         const last = { contentHash: configurationHash(observed), draftVersion: current.version };
         return { id: written.id, outs: outputs(props, written, remember({}, last, written)) };
-      }
+      };
+      if (args.adoptId) return takeOver(await workingVersion(c, args.adoptId));
       const body = parseWith(AgentCreateBody, wireBody(declared));
       if (!body.ok) throw new Error(`Agent: invalid body: ${body.issues.map((i) => i.message).join("; ")}`);
       // V0's notes keep the create marker (a version's notes belong to the AgentVersion that
-      // publishes it): one request per agent instead of two.
-      const created = await c.agents.create(body.data, { keepMarker: true });
+      // publishes it): one request per agent instead of two. The marker is the resource's own
+      // (`createMarker`), so a create Pulumi runs again after an interrupted `up` finds the agent
+      // the killed attempt made and adopts it instead of making a second one.
+      const created = await c.agents.create(body.data, {
+        keepMarker: true,
+        ...(args.createMarker !== undefined ? { marker: args.createMarker, adoptExisting: true } : {}),
+      });
+      // An agent an earlier attempt made may have moved on since, or the program may have changed.
+      if (
+        created.latest_version !== created.version ||
+        !deepEqual(observedConfig(created, declared), declared)
+      ) {
+        return takeOver(await workingVersion(c, created.id));
+      }
       return { id: created.id, outs: outputs(props, created, {}) };
     },
 
@@ -233,7 +247,11 @@ export const agentProvider: HandlerFactory = (ctx) => {
       // Gone from the service (another workspace or key): the resource leaves the state.
       if (!detail) return {};
       const outs = outputs(props, detail, recorded.knownVersions ?? {});
-      return { id, props: outs, inputs: refreshedInputs(AGENT_FIELDS, props, outs, ["adoptId"]) };
+      return {
+        id,
+        props: outs,
+        inputs: refreshedInputs(AGENT_FIELDS, props, outs, ["adoptId", "createMarker"]),
+      };
     },
 
     async update(id, olds, news) {

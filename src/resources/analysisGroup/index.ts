@@ -21,6 +21,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { withProvider } from "../../provider/providerResource";
 import { dynamicProvider } from "../../provider/shim";
+import { createMarker } from "../createMarker";
 
 type In<T> = pulumi.Input<T>;
 
@@ -71,7 +72,12 @@ export class AnalysisGroup extends pulumi.dynamic.Resource {
     super(
       dynamicProvider("analysisGroup"),
       name,
-      { ...args, groupId: undefined, itemIds: undefined },
+      {
+        ...args,
+        createMarker: createMarker("voice-agent:AnalysisGroup", name, opts),
+        groupId: undefined,
+        itemIds: undefined,
+      },
       withProvider(opts),
       "voice-agent",
       "AnalysisGroup",

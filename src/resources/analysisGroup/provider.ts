@@ -49,12 +49,13 @@ const GROUP_FIELDS: FieldTable = {
   managed: ["name", "description", "enabled", "items"],
   paths: { items: { keyedBy: "name" }, "items[]": { canonical: itemShape } },
 };
-const OWN_INPUTS = ["adoptDefault", "adoptId"] as const;
+const OWN_INPUTS = ["adoptDefault", "adoptId", "createMarker"] as const;
 
 const GroupInputs = z.looseObject({
   name: z.string().optional(),
   adoptDefault: z.boolean().optional(),
   adoptId: z.string().optional(),
+  createMarker: z.string().optional(),
 });
 const GroupState = GroupInputs.extend({ groupId: z.string(), itemIds: z.record(z.string(), z.string()) });
 
@@ -249,6 +250,9 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
     }
     // Items are created in the order the program lists them (the service orders them by creation).
     const items = declaredItems(props) as AnalysisItemInput[] | undefined;
+    // The resource's own marker: a create Pulumi runs again after an interrupted `up` adopts the
+    // group the killed attempt made (see the knowledge base's create).
+    const marker = args.createMarker;
     const created = await c.analysis.create(
       parseBody({
         name: declared.name,
@@ -256,8 +260,14 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
         ...(declared.enabled !== undefined ? { enabled: declared.enabled } : {}),
         ...(items ? { items } : {}),
       }),
+      { keepMarker: true, ...(marker !== undefined ? { marker, adoptExisting: true } : {}) },
     );
-    return { id: created.id, outs: outputs(props, created) };
+    // One an earlier attempt made holds what that attempt declared: bring it to this declaration.
+    const observed = observe(GROUP_FIELDS, serviceConfig(created, declared), declared);
+    const written = deepEqual(observed, declared)
+      ? created
+      : await c.analysis.replace(created.id, replaceBody(props, created));
+    return { id: written.id, outs: outputs(props, written) };
   },
 
   async read(id, props) {

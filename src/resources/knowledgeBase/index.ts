@@ -22,6 +22,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { withProvider } from "../../provider/providerResource";
 import { dynamicProvider } from "../../provider/shim";
+import { createMarker } from "../createMarker";
 
 type In<T> = pulumi.Input<T>;
 
@@ -88,7 +89,13 @@ export class KnowledgeBase extends pulumi.dynamic.Resource {
     super(
       dynamicProvider("knowledgeBase"),
       name,
-      { ...args, knowledgeBaseId: undefined, kbType: undefined, documentStatuses: undefined },
+      {
+        ...args,
+        createMarker: createMarker("voice-agent:KnowledgeBase", name, opts),
+        knowledgeBaseId: undefined,
+        kbType: undefined,
+        documentStatuses: undefined,
+      },
       withProvider(opts),
       "voice-agent",
       "KnowledgeBase",

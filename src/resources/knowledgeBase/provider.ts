@@ -17,7 +17,7 @@ import {
   refreshedInputs,
   unknownInputs,
 } from "../../provider/managed";
-import { isPlainObject, type Json, type JsonObject } from "../../provider/normalize";
+import { deepEqual, isPlainObject, type Json, type JsonObject } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
 import { orUnknown, parseProps } from "../../provider/state";
 import { UNKNOWN, unknownPaths } from "../../provider/unknowns";
@@ -37,12 +37,13 @@ const KB_FIELDS: FieldTable = {
   managed: ["name", "description", "documents"],
   paths: { documents: { keyedBy: "name" }, "documents[]": { canonical: documentShape } },
 };
-const OWN_INPUTS = ["readyTimeoutSeconds"] as const;
+const OWN_INPUTS = ["readyTimeoutSeconds", "createMarker"] as const;
 
 const KbInputs = z.looseObject({
   name: z.string(),
   description: z.string().nullable().optional(),
   readyTimeoutSeconds: z.number().positive().optional(),
+  createMarker: z.string().optional(),
 });
 const KbState = KbInputs.extend({ knowledgeBaseId: z.string(), kbType: z.string() });
 
@@ -218,7 +219,21 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
 
   async create(props) {
     const c = await ctx.client();
-    const created = await c.knowledgeBases.create(body(props));
+    const marker = inputs(props).createMarker;
+    // The resource's own marker: a create Pulumi runs again after an interrupted `up` adopts the
+    // knowledge base the killed attempt made. Without a declared description the marker stays in
+    // it, so that holds whenever the kill came; with one, until the description is put back.
+    const { description, ...rest } = body(props);
+    const createBody = declaredConfig(props).description === undefined ? rest : { ...rest, description };
+    let created = await c.knowledgeBases.create(createBody, {
+      keepMarker: true,
+      ...(marker !== undefined ? { marker, adoptExisting: true } : {}),
+    });
+    // One an earlier attempt made holds what that attempt declared: bring it to this declaration.
+    const declared = declaredConfig(props);
+    if (!deepEqual(observe(KB_FIELDS, serviceConfig(created, declared), declared), declared)) {
+      created = await c.knowledgeBases.replace(created.id, body(props, created));
+    }
     const ready = await waitReady(c, created, props);
     return { id: ready.id, outs: outputs(props, ready) };
   },
