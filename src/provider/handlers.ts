@@ -5,10 +5,13 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { configure, providerContext } from "./context";
+import { exitWithEngine } from "./lifetime";
 import { RESOURCES, type ResourceKind } from "./registry";
 import type { ResourceHandler } from "./resource";
 
 export { configure };
+
+exitWithEngine();
 
 const loaded = new Map<ResourceKind, Promise<ResourceHandler>>();
 

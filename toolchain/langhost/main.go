@@ -19,6 +19,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
@@ -33,10 +35,33 @@ const exitCodeAlreadyReported = 32
 type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
+
+	mu       sync.Mutex
+	programs map[*os.Process]struct{}
+}
+
+// watchEngine ends the host, and the programs it runs, when the engine that started it is gone:
+// killed (SIGKILL: nothing stops its plugins), the engine leaves the host re-parented, and without
+// this the host and its program would stay alive forever.
+func (h *host) watchEngine() {
+	parent := os.Getppid()
+	for range time.Tick(500 * time.Millisecond) {
+		if os.Getppid() == parent {
+			continue
+		}
+		h.mu.Lock()
+		for p := range h.programs {
+			_ = p.Kill()
+		}
+		h.mu.Unlock()
+		fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: the Pulumi engine (process %d) is gone: exiting\n", parent)
+		os.Exit(1)
+	}
 }
 
 func main() {
-	h := &host{}
+	h := &host{programs: map[*os.Process]struct{}{}}
+	go h.watchEngine()
 	// The engine passes flags (-root=..., -tracing=...) and then the engine's address.
 	for _, arg := range os.Args[1:] {
 		if !strings.HasPrefix(arg, "-") {
@@ -190,7 +215,17 @@ func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.Run
 	cmd.Stdout = os.Stdout
 	cmd.Stderr = os.Stderr
 	cmd.Env = env
-	if err := cmd.Run(); err != nil {
+	err = cmd.Start()
+	if err == nil {
+		h.mu.Lock()
+		h.programs[cmd.Process] = struct{}{}
+		h.mu.Unlock()
+		err = cmd.Wait()
+		h.mu.Lock()
+		delete(h.programs, cmd.Process)
+		h.mu.Unlock()
+	}
+	if err != nil {
 		var exitErr *exec.ExitError
 		if errors.As(err, &exitErr) {
 			if exitErr.ExitCode() == exitCodeAlreadyReported {
