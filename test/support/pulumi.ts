@@ -153,7 +153,10 @@ export class PulumiProject {
       ...process.env,
       PATH: `${toolchainBin()}:${path.dirname(process.execPath)}:${process.env.PATH}`,
       PULUMI_HOME: path.join(dir, ".home"),
-      PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}`,
+      // metadata=skip: no `.attrs` sidecar next to each checkpoint. fileblob writes the sidecar in
+      // place (not atomically), and a kill in that instant leaves a state Pulumi cannot load
+      // ("failed to load checkpoint: EOF"): docs/reliability.md.
+      PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}?metadata=skip`,
       PULUMI_CONFIG_PASSPHRASE: passphrase,
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
