@@ -173,7 +173,7 @@ export const groupIds = groups.map((g) => g.id);
 
   /** The service holds exactly the stage's objects, the stack's ids are those, each live as declared. */
   async function expectExactly(p: PulumiProject, s: Stage): Promise<void> {
-    const out = await p.outputs();
+    const out = p.stateOutputs();
     const agents = (await listAgents(emu)).filter((a) => a.name.startsWith(`${P} `));
     expect(agents.map((a) => a.name).sort()).toEqual(
       Array.from({ length: s.agents }, (_, i) => `${P} ${i}`).sort(),
@@ -293,7 +293,7 @@ export const groupIds = groups.map((g) => g.id);
         expect(agents.map((a) => a.name).sort()).toEqual(
           Array.from({ length: 10 }, (_, i) => `Loop ${i}`).sort(),
         );
-        expect(new Set((await p.outputs()).agentIds)).toEqual(new Set(agents.map((a) => a.id)));
+        expect(new Set(p.stateOutputs().agentIds)).toEqual(new Set(agents.map((a) => a.id)));
         for (const a of agents) {
           const live = await api(emu, "GET", `/v1/agents/${a.id}?version=live`);
           expect(live.system_prompt).toContain(prompt);

@@ -258,13 +258,11 @@ export async function recoverAfterKill(
   project: PulumiProject,
 ): Promise<{ pending: string[]; outputs: string[] }> {
   const cancel = await project.pulumi(["cancel", "--yes"]);
-  const state = JSON.parse(await project.exportState(false));
-  const pending: string[] = (state.deployment.pending_operations ?? []).map(
-    (o: { type: string; resource: { urn: string } }) => `${o.type} ${o.resource.urn.split("::").pop()}`,
+  const pending = (project.deployment().pending_operations ?? []).map(
+    (o) => `${o.type} ${o.resource.urn.split("::").pop()}`,
   );
   const refresh = await project.pulumi(["refresh", "--yes", "--clear-pending-creates"]);
-  const after = JSON.parse(await project.exportState(false));
-  assert.deepEqual(after.deployment.pending_operations ?? [], [], "refresh left pending operations");
+  assert.deepEqual(project.deployment().pending_operations ?? [], [], "refresh left pending operations");
   const up = await project.up();
   return {
     pending,
