@@ -258,7 +258,9 @@ export class Agent extends pulumi.dynamic.Resource {
       {
         ...args,
         createMarker: createMarker("voice-agent:Agent", name, opts),
-        ...Object.fromEntries(AGENT_OUTPUTS.map((k) => [k, undefined])),
+        // Every registered property costs the program a promise and a stack trace
+        // (docs/performance.md): `agentId` is not one, it is the id (below).
+        ...Object.fromEntries(AGENT_OUTPUTS.filter((k) => k !== "agentId").map((k) => [k, undefined])),
       },
       withProvider(opts),
       "voice-agent",
