@@ -48,7 +48,9 @@ const alive = (pid: number) => {
 };
 
 /** Starts an "engine" that launches the provider with `launch`, kills the engine, and returns the provider's pid. */
-async function providerAfterEngineKilled(launch: "exec" | "shell"): Promise<{ pid: number; aliveBefore: boolean }> {
+async function providerAfterEngineKilled(
+  launch: "exec" | "shell",
+): Promise<{ pid: number; aliveBefore: boolean }> {
   const command =
     launch === "exec"
       ? `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(providerScript)} 127.0.0.1:1`

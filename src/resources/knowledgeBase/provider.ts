@@ -287,8 +287,13 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
       if (!current) throw new Error(`adoptId: there is no knowledge base ${adoptId} in this workspace`);
       const declared = declaredConfig(props);
       const same = deepEqual(observe(KB_FIELDS, serviceConfig(current, declared), declared), declared);
-      const written = same ? current : await c.knowledgeBases.replace(current.id, body(props, current));
-      const ready = await waitReady(c, written, props);
+      if (same) return { id: current.id, outs: outputs(props, current) };
+      // Documents this create did not write are the service's business: only a write is waited for.
+      const ready = await waitReady(
+        c,
+        await c.knowledgeBases.replace(current.id, body(props, current)),
+        props,
+      );
       return { id: ready.id, outs: outputs(props, ready) };
     }
     // The resource's own marker: a create Pulumi runs again after an interrupted `up` adopts the
