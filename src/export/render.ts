@@ -118,10 +118,11 @@ function readme(plan: ExportPlan, opts: RenderOptions): string {
   const notes: string[] = [];
   const pinned = plan.resources.filter((r) => r.type === "AgentVersion" && r.args.version !== undefined);
   if (pinned.length > 0) {
+    const one = pinned.length === 1;
     notes.push(
       `- ${plural(pinned.length, "agent has", "agents have")} a working draft ahead of the live version: ` +
-        "their AgentVersion is pinned to the live version (`version: n`), so `pulumi up` keeps it live and " +
-        "leaves the draft untouched. Remove `version` to publish the draft.",
+        `${one ? "its" : "their"} AgentVersion is pinned to the live version (\`version: n\`), so \`pulumi up\` ` +
+        `keeps it live and leaves the draft untouched. Remove \`version\` to publish the draft.`,
     );
   }
   const unreleased = plan.resources.filter(
@@ -169,8 +170,8 @@ written anywhere by the export.
 
 - \`index.ts\`: the program. Knowledge bases and analysis groups first, then each agent with its
   live version and its widget; an agent refers to its knowledge bases and groups by reference.
-- \`prompts/<agent>.md\`: each agent's system prompt. Edit one and \`pulumi up\`: the draft is written
-  and published as the next version, which goes live.
+- \`prompts/<agent>.md\`: each agent's system prompt. Edit one and \`pulumi up\`: the agent's draft is
+  written; with an AgentVersion that is not pinned, it is published as the next version and goes live.
 ${notes.length > 0 ? `\n## Notes\n\n${notes.join("\n")}\n` : ""}`;
 }
 
