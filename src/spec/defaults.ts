@@ -340,7 +340,7 @@ export const DEFAULT_WIDGET = Object.freeze({
   allowed_origins: [] as readonly string[],
   enabled_modes: Object.freeze({ chat: true, talk: true }),
   default_variables: Object.freeze({}) as Readonly<Record<string, string>>,
-  status: "active",
+  status: "active" as const,
 });
 
 /** The Default Analysis group every workspace starts with (its name is `DEFAULT_ANALYSIS_GROUP_NAME`). */

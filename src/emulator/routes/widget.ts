@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import {
   checkWidgetRules,
+  DEFAULT_WIDGET,
   DEFAULT_WIDGET_THEME,
   parseWith,
   type Widget,
@@ -27,11 +28,11 @@ function prepare(ctx: RouteContext, agent: AgentRecord): WidgetRecord {
     id: newId(),
     agent_id: agent.id,
     name: (agent.versions.at(-1) as VersionRecord).config.name,
-    allowed_origins: [],
-    enabled_modes: { chat: true, talk: true },
+    allowed_origins: [...DEFAULT_WIDGET.allowed_origins],
+    enabled_modes: { ...DEFAULT_WIDGET.enabled_modes },
     theme: { ...DEFAULT_THEME },
-    default_variables: {},
-    status: "active",
+    default_variables: { ...DEFAULT_WIDGET.default_variables },
+    status: DEFAULT_WIDGET.status,
     public_key: key,
     public_key_prefix: prefixOf(key),
     created_at: at,
