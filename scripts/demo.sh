@@ -9,7 +9,7 @@ cd "$PVA_ROOT"
 
 state="$PVA_ROOT/.pulumi-state"
 rm -rf "$state" && mkdir -p "$state/backend"
-export PULUMI_HOME="$state/home" PULUMI_BACKEND_URL="file://$state/backend" PULUMI_CONFIG_PASSPHRASE="demo"
+export PULUMI_HOME="$state/home" PULUMI_BACKEND_URL="file://$state/backend?metadata=skip" PULUMI_CONFIG_PASSPHRASE="demo"
 unset VOICE_AGENT_API_KEY VOICE_AGENT_BASE_URL
 
 # The emulator, in memory, on a free port; its first line says where it listens.

@@ -7,6 +7,15 @@ export const FaultConfig = z.strictObject({
   latency_ms: z.int().min(0).max(60_000).default(0),
   reset_rate: z.number().min(0).max(1).default(0),
   drop_after_commit_rate: z.number().min(0).max(1).default(0),
+  /**
+   * The next successful write whose method is `method` and whose path matches `path` (a regular
+   * expression, anchored at both ends) is committed, then its answer is held until the client
+   * goes away: a deterministic "killed after the service committed, before the caller heard" point.
+   * Once only: the configuration is cleared when it fires.
+   */
+  hold_after_commit: z
+    .strictObject({ method: z.enum(["POST", "PUT", "PATCH", "DELETE"]), path: z.string().min(1) })
+    .optional(),
   seed: z.int().default(0),
 });
 export type FaultConfig = z.infer<typeof FaultConfig>;
@@ -51,6 +60,16 @@ export class Faults {
 
   clear(): void {
     this.set(FaultConfig.parse({}));
+  }
+
+  /**
+   * Whether the answer to this committed write is held (`hold_after_commit`); the hold fires once.
+   */
+  holds(method: string, path: string): boolean {
+    const hold = this.config.hold_after_commit;
+    if (!hold || hold.method !== method || !new RegExp(`^(?:${hold.path})$`).test(path)) return false;
+    this.config = { ...this.config, hold_after_commit: undefined };
+    return true;
   }
 
   draw(): FaultDraw {

@@ -8,7 +8,7 @@ export interface LogEntry {
   status: number;
   request_id: string;
   workspace: string | null;
-  dropped?: "reset" | "after_commit";
+  dropped?: "reset" | "after_commit" | "held";
 }
 
 const MAX_ENTRIES = 10_000;

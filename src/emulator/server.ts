@@ -130,7 +130,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   }
 
   let workspace: string | null = null;
-  const logEntry = (status: number, dropped?: "reset" | "after_commit") =>
+  const logEntry = (status: number, dropped?: "reset" | "after_commit" | "held") =>
     deps.log.add({
       at: new Date().toISOString(),
       method,
@@ -206,6 +206,11 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   if (committedWrite && draw?.dropAfterCommit) {
     logEntry(0, "after_commit");
     req.socket.destroy();
+    return;
+  }
+  if (committedWrite && deps.faults.holds(method, path)) {
+    // Committed; the answer never comes: the client waits until it gives up or is killed.
+    logEntry(0, "held");
     return;
   }
   send(res, result);

@@ -94,7 +94,7 @@ test("dashboard edits of a widget, a knowledge base and an analysis group stop t
     expect(drift.stdout).toContain(`~ pulumi-nodejs:dynamic/voice-agent:${type}: (update)`);
   }
   // Each resource's dashboard value, now in the state, is what the program replaces.
-  expect(drift.stdout.match(/~ (title|description): "Dashboard" => "Ours"/g)).toHaveLength(3);
+  expect(drift.stdout.match(/~ (title|description) *: "Dashboard" => "Ours"/g)).toHaveLength(3);
   await p.upAndSettle();
   expect((await client.widget.get(agentId)).theme.title).toBe("Ours");
   expect((await client.knowledgeBases.get(kbId)).description).toBe("Ours");

@@ -1,7 +1,7 @@
 /** Envelopes, headers, auth, workspaces, pagination, rate limit, faults and the request log. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator";
-import { clearRequestLog, requestLog, resetEmulator, setFaults } from "../support/control";
+import { clearRequestLog, controlCall, requestLog, resetEmulator, setFaults } from "../support/control";
 import { type Api, bind, reason, request, sleep, start } from "./helpers";
 
 let api: Api;
@@ -320,6 +320,27 @@ describe("faults and the request log", () => {
       workspace: "acme",
     });
     expect(log[1]).toMatchObject({ method: "GET", status: 200 });
+  });
+
+  it("hold_after_commit: the matching write commits, its answer never comes; once only", async () => {
+    await clearRequestLog(api.emu);
+    await setFaults(api.emu, { hold_after_commit: { method: "POST", path: "/v1/agents" } });
+    const held = fetch(`${api.emu.url}/v1/agents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${api.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Held" }),
+      signal: AbortSignal.timeout(700),
+    });
+    await expect(held).rejects.toThrow();
+    const list = await api.get("/v1/agents");
+    expect(list.body.data.map((a: any) => a.name)).toContain("Held");
+    // Fired once: the next create is answered, and the configuration no longer holds anything.
+    expect((await api.post("/v1/agents", { name: "Answered" })).status).toBe(201);
+    expect((await controlCall(api.emu, "GET", "/_emulator/faults")).body.hold_after_commit).toBeUndefined();
+    const log: any[] = await requestLog(api.emu);
+    expect(log[0]).toMatchObject({ method: "POST", path: "/v1/agents", status: 0, dropped: "held" });
+    expect(log.at(-1)).toMatchObject({ method: "POST", path: "/v1/agents", status: 201 });
+    await setFaults(api.emu, {});
   });
 
   it("logs /v1 requests with status, request id and workspace; DELETE clears", async () => {

@@ -240,6 +240,8 @@ describe("voice-agent-diff report", () => {
       "knownUpTo",
       "draftVersion",
       "documentRevision",
+      "draftPublished",
+      "draftHash",
       "latestVersion",
       "liveVersion",
       "dashboardUrl",
@@ -279,11 +281,15 @@ describe("voice-agent-diff report", () => {
       const preview = fixture("support-agent-prompt-change");
       const agent = stepOf(preview, "support");
       Object.assign(agent.oldState!.inputs!, {
+        draftPublished: true,
+        draftHash: "sha256:9b1f0c1e0e4a4a6c8f7e2d3b5a6c7d8e",
         latestVersion: 0,
         knownVersions: {},
         dashboardUrl: "https://dashboard.voice-agent.example/agents/x?version=0",
       });
       Object.assign(agent.newState!.inputs!, {
+        draftPublished: false,
+        draftHash: "sha256:2c4e6a8b0d1f3e5a7c9b1d3f5e7a9c0b",
         latestVersion: 1,
         knownVersions: { "sha256:0f95522da4496adba29fa762a610dd88": 0 },
         dashboardUrl: "https://dashboard.voice-agent.example/agents/x?version=1",

@@ -206,6 +206,9 @@ describe("AgentVersion", () => {
       knownUpTo: Math.max(-1, ...Object.values(known)),
       draftVersion: agentOuts.draftVersion,
       documentRevision: agentOuts.documentRevision,
+      draftPublished: agentOuts.draftPublished,
+      draftHash: agentOuts.draftHash,
+      latestVersion: agentOuts.latestVersion,
       live: true,
       ...extra,
     };
@@ -255,14 +258,15 @@ describe("AgentVersion", () => {
     return { agent: { id: agent.id, inputs: news, outs: updated.outs as any }, version };
   }
 
-  test("a revert finds the earlier version with one read, however long the history", async () => {
+  test("a change is one patch, one publish, one activation; a revert one read, however long the history", async () => {
     const created = await createAgent(base);
     await publish(created.outs);
     let agent = created as { id: string; inputs: any; outs: any };
     for (let i = 1; i <= 6; i++) agent = (await release(agent, `## Agent Purpose\nrelease ${i}`)).agent;
     expect(Object.values(agent.outs.knownVersions).sort()).toEqual([0, 1, 2, 3, 4, 5]);
 
-    // A change in steady state: the draft is read and published; no listing, no other version read.
+    // A change in steady state: the Agent's patch answer told the draft's version, revision and
+    // configuration, so it is published without a read; no listing, no other version read.
     let next: Awaited<ReturnType<typeof release>> | undefined;
     const change = await requestsDuring(async () => {
       next = await release(agent, "## Agent Purpose\nrelease 7");
@@ -270,7 +274,6 @@ describe("AgentVersion", () => {
     expect(next?.version.outs?.origin).toBe("published");
     expect(change).toEqual([
       "PATCH /v1/agents/:id",
-      "GET /v1/agents/:id?version=7",
       "POST /v1/agents/:id/versions/7/publish",
       "POST /v1/agents/:id/activations",
     ]);
@@ -282,7 +285,6 @@ describe("AgentVersion", () => {
     expect(next?.version.outs).toMatchObject({ version: 0, origin: "reused", activation: "rollback" });
     expect(revert).toEqual([
       "PATCH /v1/agents/:id",
-      "GET /v1/agents/:id?version=8",
       "GET /v1/agents/:id?version=0",
       "POST /v1/agents/:id/activations",
     ]);
@@ -300,6 +302,76 @@ describe("AgentVersion", () => {
     const published: number[] = [];
     for await (const row of client.versions.list(a.id)) if (row.is_published) published.push(row.version);
     expect(published.sort()).toEqual([0, 1]);
+  });
+
+  /** The published version numbers of agent `id`. */
+  async function publishedVersions(id: string): Promise<number[]> {
+    const out: number[] = [];
+    for await (const row of client.versions.list(id)) if (row.is_published) out.push(row.version);
+    return out.sort((x, y) => x - y);
+  }
+
+  /** Changes the agent's prompt (check, update) without publishing: the Agent's side of an up. */
+  async function patchOnly(agent: { id: string; inputs: any; outs: any }, prompt: string) {
+    const news = (await agentHandler.check(agent.inputs, { ...agent.inputs, systemPrompt: prompt })).inputs;
+    return { id: agent.id, inputs: news, outs: (await agentHandler.update(agent.id, agent.outs, news)).outs };
+  }
+
+  test("a dashboard edit of the draft after the Agent wrote it stops the publish; nothing is overwritten", async () => {
+    const a = await createAgent(base);
+    await publish(a.outs);
+    const patched = await patchOnly(a, "## Agent Purpose\nv1");
+    // Between the Agent's patch and the AgentVersion's publish: an edit in the dashboard.
+    await client.agents.patch(a.id, { system_prompt: "## Agent Purpose\nedited in the dashboard" });
+    await expect(publish(patched.outs)).rejects.toThrow(
+      /Version 1 of agent .* was edited outside Pulumi after this stack wrote it/,
+    );
+    const draft = await client.agents.get(a.id);
+    expect(draft).toMatchObject({ version: 1, is_published: false });
+    expect(draft.system_prompt).toContain("edited in the dashboard");
+    expect(await publishedVersions(a.id)).toEqual([0]);
+  });
+
+  test("a version published by a killed up is published once: the next attempt gets the same version", async () => {
+    const a = await createAgent(base);
+    await publish(a.outs);
+    const patched = await patchOnly(a, "## Agent Purpose\nv1");
+    // The killed attempt: its publish committed, its state was never saved.
+    await publish(patched.outs);
+    const again = await publish(patched.outs);
+    expect(again.outs).toMatchObject({ version: 1, isLive: true });
+    expect(await publishedVersions(a.id)).toEqual([0, 1]);
+    // The same, when the version was renamed in the dashboard in between (its revision moved on).
+    await client.agents.patch(a.id, { label: "renamed" }, { version: 1 });
+    const renamed = await publish(patched.outs);
+    expect(renamed.outs).toMatchObject({ version: 1, origin: "reused", isLive: true });
+    expect(await publishedVersions(a.id)).toEqual([0, 1]);
+  });
+
+  test("an Agent state from an earlier release (no draft outputs) reads the draft first, as before", async () => {
+    const a = await createAgent(base);
+    await publish(a.outs);
+    const patched = await patchOnly(a, "## Agent Purpose\nv1");
+    const { draftPublished: _p, draftHash: _h, latestVersion: _l, ...older } = patched.outs as any;
+    const change = await requestsDuring(() => publish(older));
+    expect(change).toEqual([
+      "GET /v1/agents/:id?version=1",
+      "POST /v1/agents/:id/versions/1/publish",
+      "POST /v1/agents/:id/activations",
+    ]);
+  });
+
+  test("a change published in the dashboard, brought in by a refresh, is reused as it is", async () => {
+    const a = await createAgent(base);
+    await publish(a.outs);
+    await client.agents.patch(a.id, { system_prompt: "## Agent Purpose\nfrom the dashboard" });
+    await client.versions.publish(a.id, 1, {});
+    await client.versions.activate(a.id, 1);
+    const refreshed = await agentHandler.read(a.id, a.outs);
+    expect(refreshed.props).toMatchObject({ draftVersion: 1, draftPublished: true });
+    const version = await publish(refreshed.props);
+    expect(version.outs).toMatchObject({ version: 1, origin: "reused" });
+    expect(await publishedVersions(a.id)).toEqual([0, 1]);
   });
 
   test("label changes in place; a dashboard rollback shows as drift; pinning a draft is refused", async () => {

@@ -192,4 +192,26 @@ describe("a create run again after an interrupted up adopts what the killed atte
     expect(groups[0]?.items.map((i) => i.name)).toEqual(["Resolved", "Escalated"]);
     expect(groups[0]?.description).toBe(marker);
   });
+  test("AnalysisGroup killed after its description replaced the marker: the next create names the group and the fix", async () => {
+    // The window a marker cannot cover: the declared description already replaced the marker when
+    // the up was killed, so the group carries nothing of this resource's.
+    const decl = {
+      name: "Quality",
+      description: "Filled in after every call.",
+      items: [{ name: "Resolved", description: "Resolved?", type: "boolean" as const }],
+      createMarker: `${M}group-quality`,
+    };
+    const first = await created(inNewProcess(analysisGroupProvider), decl);
+    const err = await created(inNewProcess(analysisGroupProvider), decl).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toContain(
+      `An analysis group named "Quality" already exists in the workspace (id ${first.id})`,
+    );
+    expect((err as Error).message).toContain(`set \`adoptId: "${first.id}"\``);
+    expect((err as Error).cause).toBeDefined();
+    // The fix it names works: adopted, nothing else made.
+    const adopted = await created(inNewProcess(analysisGroupProvider), { ...decl, adoptId: first.id });
+    expect(adopted.id).toBe(first.id);
+    expect((await client.analysis.list().toArray()).filter((g) => g.name === "Quality")).toHaveLength(1);
+  });
 });

@@ -1,10 +1,18 @@
 /**
- * Interruption: a `pulumi up` killed with SIGKILL (the whole process group: CLI, language host,
- * program and dynamic-provider processes) in the middle of creating agents and publishing their
- * versions, and again in the middle of an update. After the documented recovery (cancel the lock,
- * settle pending creates from the service, refresh: docs/reliability.md) `pulumi up` converges and
- * nothing is duplicated or lost: exactly one agent per declared agent, each live on the declared
- * configuration, and `preview --expect-no-changes` / `refresh --expect-no-changes` pass.
+ * Interruption: `pulumi up` killed with SIGKILL in the middle of a deploy, then the documented
+ * recovery (docs/reliability.md), Pulumi commands only: `pulumi cancel`, `pulumi refresh
+ * --clear-pending-creates`, `pulumi up`. After it the service holds exactly the declared objects
+ * (nothing duplicated, nothing lost), every configuration is published once, the declared version
+ * is live, `preview --expect-no-changes` and `refresh --expect-no-changes` pass, and no process of
+ * the killed run is left.
+ *
+ * 1. Deterministic kill points: the emulator's `hold_after_commit` fault commits one write and
+ *    never answers it, and the test kills the CLI then, in the window where the service holds the
+ *    write and Pulumi never heard of it: the create of a knowledge base (with documents), of an
+ *    analysis group and of an agent; an agent's patch, a version's publish, its activation, and the
+ *    widget's write.
+ * 2. A seeded random loop: a 10-agent deploy killed after a random number of writes, round after
+ *    round (`VOICE_AGENT_KILL_ROUNDS`, default 4).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -17,19 +25,16 @@ import {
   listAgents,
   newProject,
   type PulumiProject,
-  processesInGroup,
-  recoverInterruptedStack,
+  processTree,
+  recoverAfterKill,
   requestLog,
+  type SpawnedRun,
   setFaults,
   since,
   spawnPulumi,
   startEmulator,
+  stillAlive,
 } from "./support";
-
-const AGENTS = 20;
-const PREFIX = "Interrupted";
-/** Slow answers stretch the up so that the kill lands mid-way. */
-const LATENCY_MS = 200;
 
 let emu: Emulator;
 
@@ -40,124 +45,270 @@ afterAll(async () => {
   await emu?.close();
 });
 
-/** Starts `pulumi up`, waits until `ready(log)` holds, kills the process group, and checks it is gone. */
-async function killMidway(
+/**
+ * Starts `pulumi up`, collects every process of the run while it goes, waits until `ready()`, then
+ * kills the CLI alone (`cli`) or its whole process group; checks every process of the run is gone
+ * within 3 s. Returns the run's output, or undefined when the up ended before the kill point.
+ */
+async function killWhen(
   p: PulumiProject,
-  ready: (log: Awaited<ReturnType<typeof requestLog>>) => boolean,
-): Promise<string> {
-  const run = spawnPulumi(p, ["up", "--yes", "--skip-preview"]);
+  ready: () => Promise<boolean>,
+  how: "cli" | "group",
+): Promise<string | undefined> {
+  const run: SpawnedRun = spawnPulumi(p, ["up", "--yes", "--skip-preview"]);
   let exited = false;
   run.done.then(() => {
     exited = true;
   });
+  const seen = new Set<number>();
   const t0 = performance.now();
   for (;;) {
-    await sleep(100);
-    if (ready(await requestLog(emu))) break;
-    if (exited || performance.now() - t0 > 120_000) {
-      const log = (await requestLog(emu)).slice(-40).map((r) => `${r.method} ${r.path} ${r.status}`);
-      throw new Error(
-        `the up ${exited ? "ended" : "was still running"} before the kill point:\n${run.output().slice(-6000)}\n` +
-          `last requests:\n${log.join("\n")}`,
-      );
-    }
+    for (const pid of processTree(run.pid)) seen.add(pid);
+    if (await ready()) break;
+    if (exited) return undefined;
+    if (performance.now() - t0 > 120_000)
+      throw new Error(`no kill point after 120 s:\n${run.output().slice(-4000)}`);
+    await sleep(50);
   }
-  run.killGroup();
+  for (const pid of processTree(run.pid)) seen.add(pid);
+  if (how === "cli") run.killCli();
+  else run.killGroup();
   const res = await run.done;
   expect(res.signal).toBe("SIGKILL");
-  // Nothing of the run survives (the dynamic provider included).
-  await sleep(200);
-  expect(processesInGroup(run.pid)).toEqual([]);
-  // Requests the provider had sent still complete in the service: let them land before looking.
-  await sleep(LATENCY_MS * 5);
-  console.log(`killed after ${since(t0)} s`);
+  // The language host, the program and the dynamic provider notice the engine is gone and exit.
+  let left = stillAlive(seen);
+  for (let i = 0; i < 30 && left.length > 0; i++) {
+    await sleep(100);
+    left = stillAlive(seen);
+  }
+  expect(left, `processes of the killed run still alive (of ${seen.size} seen)`).toEqual([]);
+  expect(seen.size).toBeGreaterThanOrEqual(3); // CLI, language host, program (and providers)
   return res.stdout + res.stderr;
 }
 
-/** Exactly one agent per declared name, the stack's ids are those, each live with `text` in its prompt. */
-async function expectExactlyOnce(p: PulumiProject, text: string): Promise<void> {
-  const agents = (await listAgents(emu)).filter((a) => a.name.startsWith(`${PREFIX} `));
-  expect(agents.map((a) => a.name).sort()).toEqual(
-    Array.from({ length: AGENTS }, (_, i) => `${PREFIX} ${i}`).sort(),
-  );
-  const out = await p.outputs();
-  expect(new Set(out.agentIds)).toEqual(new Set(agents.map((a) => a.id)));
-  for (const a of agents) {
-    const live = await api(emu, "GET", `/v1/agents/${a.id}?version=live`);
-    expect(live.system_prompt).toContain(text);
-    expect(live.system_prompt).toContain(`(agent ${a.name.slice(PREFIX.length + 1)})`);
+/** Whether the emulator holds the answer to a committed write since log entry `from` (`hold_after_commit` fired). */
+async function heldSince(from: number): Promise<boolean> {
+  return (await requestLog(emu)).slice(from).some((r) => r.dropped === "held");
+}
+
+/** Recovery, then: nothing pending, no warning, no change left to preview or refresh. */
+async function recoverAndSettle(p: PulumiProject): Promise<{ pending: string[]; outputs: string[] }> {
+  const rec = await recoverAfterKill(p);
+  // The up after the refresh has no pending operation to warn about.
+  expect(rec.outputs[2]).not.toMatch(/warning:/);
+  await p.preview({ expectNoChanges: true });
+  await p.refresh({ expectNoChanges: true });
+  return rec;
+}
+
+/** Every version of an agent (all pages). */
+async function versions(id: string): Promise<{ version: number; is_published: boolean }[]> {
+  return (await api(emu, "GET", `/v1/agents/${id}/versions?limit=100`)).data;
+}
+
+/** The published versions of an agent carry distinct configurations: none was published twice. */
+async function expectPublishedOnce(id: string): Promise<number> {
+  const published = (await versions(id)).filter((v) => v.is_published);
+  const configs: string[] = [];
+  for (const v of published) {
+    const {
+      version: _v,
+      version_id: _vi,
+      is_published: _p,
+      is_live: _l,
+      live_version: _lv,
+      latest_version: _lt,
+      label: _lb,
+      notes: _n,
+      blocked_reasons: _b,
+      created_at: _c,
+      updated_at: _u,
+      dashboard_url: _d,
+      ...config
+    } = await api(emu, "GET", `/v1/agents/${id}?version=${v.version}`);
+    configs.push(JSON.stringify(config));
   }
+  expect(new Set(configs).size, `agent ${id}: a configuration published twice`).toBe(configs.length);
+  return published.length;
 }
 
 describe("interruption", () => {
-  test("SIGKILL mid-create and mid-update: recovery, refresh and up converge with nothing duplicated or lost", async () => {
-    const p = await newProject(emu, agentsProgram(AGENTS, PREFIX), { ratePerMinute: 3000 });
+  const P = "Killed";
+  interface Stage {
+    agents: number;
+    groups: number;
+    prompt: string;
+    title: string;
+  }
+  /** A knowledge base (with a description and documents), analysis groups, agents with their live versions, a widget. */
+  const program = (s: Stage) => `
+import * as va from "pulumi-voice-agent";
+const kb = new va.KnowledgeBase("faq", {
+  name: "${P} FAQ",
+  description: "Opening hours.",
+  documents: [{ name: "hours", text: "Open 9 to 6." }],
+});
+const groups: va.AnalysisGroup[] = [];
+for (let g = 0; g < ${s.groups}; g++) {
+  groups.push(new va.AnalysisGroup(\`quality-\${g}\`, {
+    name: \`${P} quality \${g}\`,
+    items: [{ name: "Resolved", type: "boolean", description: "Was it resolved?" }],
+  }));
+}
+const agents: va.Agent[] = [];
+for (let i = 0; i < ${s.agents}; i++) {
+  const agent = new va.Agent(\`agent-\${i}\`, {
+    name: \`${P} \${i}\`,
+    systemPrompt: \`## Agent Purpose\\nHelp callers with their ${s.prompt}. (agent \${i})\`,
+    ...(i === 0 ? { knowledgeBaseIds: [kb.id], analysisGroupIds: groups.map((g) => g.id) } : {}),
+  });
+  new va.AgentVersion(\`agent-\${i}-live\`, { agent });
+  agents.push(agent);
+}
+new va.Widget("widget", { agentId: agents[0].agentId, theme: { title: "${s.title}" }, rotateKeyOnCreate: false });
+export const agentIds = agents.map((a) => a.agentId);
+export const kbId = kb.id;
+export const groupIds = groups.map((g) => g.id);
+`;
+
+  /** The service holds exactly the stage's objects, the stack's ids are those, each live as declared. */
+  async function expectExactly(p: PulumiProject, s: Stage): Promise<void> {
+    const out = p.stateOutputs();
+    const agents = (await listAgents(emu)).filter((a) => a.name.startsWith(`${P} `));
+    expect(agents.map((a) => a.name).sort()).toEqual(
+      Array.from({ length: s.agents }, (_, i) => `${P} ${i}`).sort(),
+    );
+    expect(new Set(out.agentIds)).toEqual(new Set(agents.map((a) => a.id)));
+    const kbs = (await api(emu, "GET", "/v1/knowledge-bases?limit=100")).data.filter(
+      (k: { name: string }) => k.name === `${P} FAQ`,
+    );
+    expect(kbs.map((k: { id: string }) => k.id)).toEqual([out.kbId]);
+    const kb = await api(emu, "GET", `/v1/knowledge-bases/${out.kbId}`);
+    expect(kb.description).toBe("Opening hours.");
+    expect(kb.documents.map((d: { name: string }) => d.name)).toEqual(["hours"]);
+    const groups = (await api(emu, "GET", "/v1/custom-analysis?limit=100")).data.filter(
+      (g: { name: string }) => g.name.startsWith(`${P} quality`),
+    );
+    expect(groups.map((g: { id: string }) => g.id).sort()).toEqual([...out.groupIds].sort());
+    for (const id of out.groupIds as string[]) {
+      const g = await api(emu, "GET", `/v1/custom-analysis/groups/${id}`);
+      expect(g.items.map((it: { name: string }) => it.name)).toEqual(["Resolved"]);
+    }
+    for (const a of agents) {
+      const live = await api(emu, "GET", `/v1/agents/${a.id}?version=live`);
+      expect(live.system_prompt).toContain(
+        `Help callers with their ${s.prompt}. (agent ${a.name.slice(P.length + 1)})`,
+      );
+      await expectPublishedOnce(a.id);
+    }
+    const agent0 = agents.find((a) => a.name === `${P} 0`);
+    expect((await api(emu, "GET", `/v1/agents/${agent0?.id}/widget`)).theme.title).toBe(s.title);
+  }
+
+  test("SIGKILL at seven commit points: cancel, refresh, up converge with nothing duplicated or lost", async () => {
+    let stage: Stage = { agents: 2, groups: 1, prompt: "orders", title: "Hi" };
+    const p = await newProject(emu, program(stage), { ratePerMinute: 6000 });
     const outputs: string[] = [];
+    const points: [string, Partial<Stage>, { method: "POST" | "PUT" | "PATCH"; path: string }][] = [
+      ["knowledge base create", {}, { method: "POST", path: "/v1/knowledge-bases" }],
+      ["analysis group create", { groups: 2 }, { method: "POST", path: "/v1/custom-analysis/groups" }],
+      ["agent create", { agents: 3 }, { method: "POST", path: "/v1/agents" }],
+      ["agent patch", { prompt: "returns" }, { method: "PATCH", path: "/v1/agents/[^/]+" }],
+      ["publish", { prompt: "refunds" }, { method: "POST", path: "/v1/agents/[^/]+/versions/\\d+/publish" }],
+      ["activation", { prompt: "exchanges" }, { method: "POST", path: "/v1/agents/[^/]+/activations" }],
+      ["widget write", { title: "Hello" }, { method: "PATCH", path: "/v1/agents/[^/]+/widget" }],
+    ];
     try {
-      await setFaults(emu, { latency_ms: LATENCY_MS });
-
-      // 1. Kill while agents are still being created and the first versions go live.
-      outputs.push(
-        await killMidway(
-          p,
-          (log) =>
-            log.filter((r) => r.method === "POST" && r.path === "/v1/agents" && r.status === 201).length >= 3,
-        ),
-      );
-      const log = await requestLog(emu);
-      const created = log.filter((r) => r.method === "POST" && r.path === "/v1/agents" && r.status === 201);
-      console.log(`at the kill: ${created.length} of ${AGENTS} agents created in the service`);
-      expect(created.length).toBeLessThan(AGENTS + 1);
-
-      const t1 = performance.now();
-      const rec = await recoverInterruptedStack(p, emu);
-      console.log(
-        `recovery (${since(t1)} s): ${rec.pending.length} pending operations; adopted ${rec.adopted.length} ` +
-          `agent creates that had committed; dropped ${rec.dropped.length} pending creates`,
-      );
-      expect(rec.pending.length).toBeGreaterThan(0);
-      const state = JSON.parse(await p.exportState(false));
-      expect(state.deployment.pending_operations ?? []).toEqual([]);
-
-      const t2 = performance.now();
-      outputs.push((await p.up()).stdout);
-      await p.preview({ expectNoChanges: true });
-      await p.refresh({ expectNoChanges: true });
-      console.log(`up + no-change preview and refresh after recovery: ${since(t2)} s`);
-      await expectExactlyOnce(p, "orders");
-
-      // 2. Kill in the middle of an update, once the agents' patches are recorded and versions are
-      // being published: every prompt changes (patch, publish, go live).
-      await setFaults(emu, { latency_ms: LATENCY_MS });
-      const before = (await requestLog(emu)).length;
-      p.setProgram(agentsProgram(AGENTS, PREFIX, { prompt: "Help callers with their returns." }));
-      outputs.push(
-        await killMidway(p, (l) =>
-          l.slice(before).some((r) => r.method === "POST" && r.path.endsWith("/publish") && r.status === 200),
-        ),
-      );
-      const rec2 = await recoverInterruptedStack(p, emu);
-      console.log(
-        `update kill: ${rec2.pending.length} pending operations (${[...new Set(rec2.pending.map((x) => x.split(" ")[0]))].join(", ")})`,
-      );
-      outputs.push((await p.up()).stdout);
-      await p.preview({ expectNoChanges: true });
-      await p.refresh({ expectNoChanges: true });
-      await setFaults(emu, {});
-      await expectExactlyOnce(p, "returns");
-      // Versions: V0 from the first round, then one published version with the new prompt (a
-      // version published before the kill is reused, never published twice).
-      for (const id of (await p.outputs()).agentIds as string[]) {
-        const rows = await api(emu, "GET", `/v1/agents/${id}/versions?limit=100`);
-        const published = rows.data.filter((v: any) => v.is_published);
-        expect(published.length).toBe(2);
+      for (const [what, change, hold] of points) {
+        const t0 = performance.now();
+        stage = { ...stage, ...change };
+        p.setProgram(program(stage));
+        await setFaults(emu, { hold_after_commit: hold });
+        const from = (await requestLog(emu)).length;
+        const killed = await killWhen(p, () => heldSince(from), what === "agent create" ? "group" : "cli");
+        expect(killed, `the up ended before the ${what}`).toBeDefined();
+        outputs.push(killed ?? "");
+        await setFaults(emu, {});
+        const rec = await recoverAndSettle(p);
+        outputs.push(...rec.outputs);
+        await expectExactly(p, stage);
+        console.log(
+          `${what}: killed, ${rec.pending.length} pending (${rec.pending.join(", ")}), recovered in ${since(t0)} s`,
+        );
       }
       await expectNoSecret(p, [DEFAULT_API_KEY], outputs);
     } finally {
       await setFaults(emu, {});
       p.cleanup();
     }
-  }, 300_000);
+  }, 600_000);
+
+  test("a seeded random loop of kills of a 10-agent deploy converges every round", async () => {
+    const rounds = Number(process.env.VOICE_AGENT_KILL_ROUNDS ?? 4);
+    let seed = 20261123;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const prompts = [
+      "orders",
+      "returns",
+      "refunds",
+      "exchanges",
+      "deliveries",
+      "payments",
+      "warranties",
+      "repairs",
+    ];
+    const p = await newProject(
+      emu,
+      agentsProgram(10, "Loop", { prompt: `Help callers with their ${prompts[0]}.` }),
+      {
+        ratePerMinute: 6000,
+      },
+    );
+    const t0 = performance.now();
+    let killedMidway = 0;
+    try {
+      for (let round = 0; round < rounds; round++) {
+        const prompt = `Help callers with their ${prompts[round % prompts.length]} (round ${round}).`;
+        p.setProgram(agentsProgram(10, "Loop", { prompt }));
+        const before = (await requestLog(emu)).length;
+        // A create round writes ~30 times (create, publish, activate), an update round ~30 (patch, publish, activate).
+        const after = 1 + Math.floor(random() * 28);
+        const how = random() < 0.5 ? "cli" : "group";
+        const killed = await killWhen(
+          p,
+          async () => (await requestLog(emu)).slice(before).filter((r) => r.method !== "GET").length >= after,
+          how,
+        );
+        if (killed !== undefined) {
+          killedMidway++;
+          await sleep(300); // requests the killed provider had sent land in the service
+          await recoverAndSettle(p);
+        } else {
+          await p.preview({ expectNoChanges: true });
+        }
+        const agents = (await listAgents(emu)).filter((a) => a.name.startsWith("Loop "));
+        expect(agents.map((a) => a.name).sort()).toEqual(
+          Array.from({ length: 10 }, (_, i) => `Loop ${i}`).sort(),
+        );
+        expect(new Set(p.stateOutputs().agentIds)).toEqual(new Set(agents.map((a) => a.id)));
+        for (const a of agents) {
+          const live = await api(emu, "GET", `/v1/agents/${a.id}?version=live`);
+          expect(live.system_prompt).toContain(prompt);
+          expect(await expectPublishedOnce(a.id)).toBe(round + 1);
+        }
+        console.log(
+          `round ${round}: kill (${how}) after ${after} writes: ${killed === undefined ? "the up had ended" : "recovered"}`,
+        );
+      }
+      console.log(`${rounds} rounds, ${killedMidway} killed mid-deploy, ${since(t0)} s`);
+      expect(killedMidway).toBeGreaterThan(0);
+    } finally {
+      p.cleanup();
+    }
+  }, 900_000);
 
   // A kill after an Agent's configuration patch committed in the service but before Pulumi recorded
   // it: `refresh` brings the new configuration into the Agent's state, and its `contentHash`

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { clearRequestLog, requestLog, setFaults } from "../support/control";
@@ -128,6 +128,8 @@ export interface SpawnedRun {
   done: Promise<RunResult & { signal: NodeJS.Signals | null }>;
   /** SIGKILL to the whole process group (CLI, language host, program, dynamic providers). */
   killGroup(): void;
+  /** SIGKILL to the CLI alone, as when the machine's supervisor kills the job's main process. */
+  killCli(): void;
 }
 
 export function spawnPulumi(project: PulumiProject, args: string[]): SpawnedRun {
@@ -159,24 +161,14 @@ export function spawnPulumi(project: PulumiProject, args: string[]): SpawnedRun 
         // already gone
       }
     },
+    killCli: () => {
+      try {
+        process.kill(child.pid as number, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    },
   };
-}
-
-/** Pids of the live processes whose process group is `pgid` (Linux /proc). */
-export function processesInGroup(pgid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // pid (comm) state ppid pgrp ...; comm may hold spaces, so split after the last ')'.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) === pgid && fields[0] !== "Z") out.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
 }
 
 /**
@@ -249,69 +241,74 @@ export function since(t0: number): string {
   return ((performance.now() - t0) / 1000).toFixed(1);
 }
 
-/** What {@link recoverInterruptedStack} did. */
-export interface Recovery {
-  /** Pending operations found after the kill, as `type urn`. */
-  pending: string[];
-  /** Pending creates of agents that had committed in the service, moved into the state with their id. */
-  adopted: { urn: string; id: string }[];
-  /** Pending creates dropped (nothing to adopt: an AgentVersion or Widget, or an agent never created). */
-  dropped: string[];
+/**
+ * The documented recovery after an interrupted `pulumi up` (docs/reliability.md), Pulumi commands
+ * only, no state surgery:
+ *
+ * 1. `pulumi cancel --yes`: removes the lock the killed update left in the backend.
+ * 2. `pulumi refresh --yes --clear-pending-creates`: reads every resource back (a patch, publish or
+ *    activation the service committed comes into the state, and the pending updates are cleared)
+ *    and drops the pending creates.
+ * 3. `pulumi up --yes`: runs the dropped creates again; each finds, by its create marker, the object
+ *    the killed attempt had made, and adopts it instead of making another.
+ *
+ * Returns the three commands' output.
+ */
+export async function recoverAfterKill(
+  project: PulumiProject,
+): Promise<{ pending: string[]; outputs: string[] }> {
+  const cancel = await project.pulumi(["cancel", "--yes"]);
+  const pending = (project.deployment().pending_operations ?? []).map(
+    (o) => `${o.type} ${o.resource.urn.split("::").pop()}`,
+  );
+  const refresh = await project.pulumi(["refresh", "--yes", "--clear-pending-creates"]);
+  assert.deepEqual(project.deployment().pending_operations ?? [], [], "refresh left pending operations");
+  const up = await project.up();
+  return {
+    pending,
+    outputs: [cancel.stdout + cancel.stderr, refresh.stdout + refresh.stderr, up.stdout + up.stderr],
+  };
 }
 
-/**
- * The documented recovery after an interrupted `pulumi up` (docs/reliability.md):
- *
- * 1. `pulumi cancel --yes` removes the lock the killed update left in the backend.
- * 2. `pulumi stack export`: a pending create of an Agent whose agent exists in the service (found by
- *    name, not held by another resource of the stack) is moved into the resources with that id;
- *    other pending creates are dropped (an AgentVersion or Widget create repeats safely); pending
- *    updates and deletes stay for the refresh to clear. `pulumi stack import` the result.
- * 3. `pulumi refresh --yes` reads every resource back and clears the remaining pending operations.
- *
- * (`pulumi refresh --import-pending-creates URN ID` would be the one-step way, but Pulumi v3.259
- * drops the imported operation without reading it: see docs/reliability.md.)
- */
-export async function recoverInterruptedStack(project: PulumiProject, emu: Emulator): Promise<Recovery> {
-  await project.pulumi(["cancel", "--yes"]);
-  const exported = JSON.parse(await project.exportState(false));
-  const deployment = exported.deployment;
-  const ops: any[] = deployment.pending_operations ?? [];
-  const result: Recovery = {
-    pending: ops.map((o) => `${o.type} ${o.resource.urn}`),
-    adopted: [],
-    dropped: [],
+/** The pids of `root` and every live process descended from it (Linux /proc). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (!stat || stat.state === "Z") continue;
+    children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), Number(entry)]);
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const c of children.get(pid) ?? []) walk(c);
   };
-  const held = new Set(
-    (deployment.resources ?? []).filter((r: any) => r.type.endsWith(":Agent")).map((r: any) => r.id),
-  );
-  const service = await listAgents(emu);
-  const kept: any[] = [];
-  for (const op of ops) {
-    if (op.type !== "creating") {
-      kept.push(op);
-      continue;
-    }
-    const res = op.resource;
-    const candidates = res.type.endsWith(":Agent")
-      ? service.filter((a) => a.name === res.inputs?.name && !held.has(a.id))
-      : [];
-    const found = candidates[candidates.length - 1]; // the list is newest first: take the oldest
-    if (found) {
-      held.add(found.id);
-      deployment.resources.push({ ...res, id: found.id, outputs: res.inputs });
-      result.adopted.push({ urn: res.urn, id: found.id });
-    } else {
-      result.dropped.push(res.urn);
-    }
+  walk(root);
+  return out;
+}
+
+/** Of `pids`, those still alive (a zombie is not alive: it runs nothing and holds nothing). */
+export function stillAlive(pids: Iterable<number>): string[] {
+  const out: string[] = [];
+  for (const pid of pids) {
+    const stat = procStat(pid);
+    if (stat && stat.state !== "Z") out.push(`${pid} ${stat.comm}`);
   }
-  if (result.adopted.length + result.dropped.length > 0) {
-    deployment.pending_operations = kept;
-    const file = path.join(project.dir, "recovered-state.json");
-    writeFileSync(file, JSON.stringify(exported));
-    await project.pulumi(["stack", "import", "--file", file]);
-    rmSync(file);
+  return out;
+}
+
+function procStat(pid: number): { comm: string; state: string; ppid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // pid (comm) state ppid ...; comm may hold spaces, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return {
+      comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
+      state: fields[0] ?? "",
+      ppid: Number(fields[1]),
+    };
+  } catch {
+    return undefined; // exited meanwhile
   }
-  await project.refresh();
-  return result;
 }

@@ -131,6 +131,15 @@ export function installTarball(dir: string, tarball: string): void {
   );
 }
 
+/** A resource as the state holds it. */
+export interface StateResource {
+  urn: string;
+  type: string;
+  id?: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+}
+
 export class PulumiProject {
   readonly dir: string;
   readonly env: NodeJS.ProcessEnv;
@@ -153,7 +162,10 @@ export class PulumiProject {
       ...process.env,
       PATH: `${toolchainBin()}:${path.dirname(process.execPath)}:${process.env.PATH}`,
       PULUMI_HOME: path.join(dir, ".home"),
-      PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}`,
+      // metadata=skip: no `.attrs` sidecar next to each checkpoint. fileblob writes the sidecar in
+      // place (not atomically), and a kill in that instant leaves a state Pulumi cannot load
+      // ("failed to load checkpoint: EOF"): docs/reliability.md.
+      PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}?metadata=skip`,
       PULUMI_CONFIG_PASSPHRASE: passphrase,
       PULUMI_SKIP_UPDATE_CHECK: "true",
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
@@ -218,8 +230,12 @@ export class PulumiProject {
     secrets: Record<string, string> = {},
   ): Promise<void> {
     await this.pulumi(["stack", "init", this.stack], { noStack: true });
-    for (const [k, v] of Object.entries(config)) await this.pulumi(["config", "set", k, v]);
-    for (const [k, v] of Object.entries(secrets)) await this.pulumi(["config", "set", "--secret", k, v]);
+    // One launch for the whole configuration.
+    const pairs = [
+      ...Object.entries(config).flatMap(([k, v]) => ["--plaintext", `${k}=${v}`]),
+      ...Object.entries(secrets).flatMap(([k, v]) => ["--secret", `${k}=${v}`]),
+    ];
+    if (pairs.length > 0) await this.pulumi(["config", "set-all", ...pairs]);
   }
 
   setProgram(program: string): void {
@@ -279,9 +295,34 @@ export class PulumiProject {
     return result;
   }
 
+  /**
+   * The stack's outputs, secrets shown: read from the checkpoint when none is secret (no CLI
+   * launch), else `pulumi stack output --json --show-secrets`.
+   */
   async outputs(): Promise<Record<string, any>> {
+    const plain = this.stateOutputs();
+    // A secret value is stored as an object carrying Pulumi's secret signature.
+    if (!JSON.stringify(plain).includes("4dabf18193072939515e22adb298388d")) return plain;
     const { stdout } = await this.pulumi(["stack", "output", "--json", "--show-secrets"]);
     return JSON.parse(stdout);
+  }
+
+  /**
+   * The stack's deployment (resources, pending operations) read from the file backend's checkpoint:
+   * what `pulumi stack export` prints under `deployment`, without launching the CLI.
+   */
+  deployment(): {
+    resources?: StateResource[];
+    pending_operations?: { type: string; resource: StateResource }[];
+  } {
+    const project = /^name:\s*(\S+)/m.exec(readFileSync(path.join(this.dir, "Pulumi.yaml"), "utf8"))?.[1];
+    const file = path.join(this.dir, ".state", ".pulumi", "stacks", project ?? "", `${this.stack}.json`);
+    return JSON.parse(readFileSync(file, "utf8")).checkpoint.latest ?? {};
+  }
+
+  /** The stack's outputs from the checkpoint, without launching the CLI (a secret output stays encrypted). */
+  stateOutputs(): Record<string, any> {
+    return this.deployment().resources?.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
   }
 
   async exportState(showSecrets = false): Promise<string> {

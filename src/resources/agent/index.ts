@@ -235,6 +235,13 @@ export class Agent extends pulumi.dynamic.Resource {
   declare readonly draftVersion: pulumi.Output<number>;
   /** Edit counter of that version; sent as `If-Match` so edits made elsewhere are never overwritten. */
   declare readonly documentRevision: pulumi.Output<number>;
+  /** Whether `draftVersion` is already published (no draft open: the next change branches one). */
+  declare readonly draftPublished: pulumi.Output<boolean>;
+  /**
+   * Hash of the whole configuration `draftVersion` holds (every field, managed or not), as last
+   * written or read: an {@link AgentVersion} compares published versions with it without reading the draft.
+   */
+  declare readonly draftHash: pulumi.Output<string>;
   /** The version answering calls, or `null` when off air. */
   declare readonly liveVersion: pulumi.Output<number | null>;
   /** Highest version number. */
@@ -258,7 +265,9 @@ export class Agent extends pulumi.dynamic.Resource {
       {
         ...args,
         createMarker: createMarker("voice-agent:Agent", name, opts),
-        ...Object.fromEntries(AGENT_OUTPUTS.map((k) => [k, undefined])),
+        // Every registered property costs the program a promise and a stack trace
+        // (docs/performance.md): `agentId` is not one, it is the id (below).
+        ...Object.fromEntries(AGENT_OUTPUTS.filter((k) => k !== "agentId").map((k) => [k, undefined])),
       },
       withProvider(opts),
       "voice-agent",

@@ -64,6 +64,8 @@ export const AGENT_OUTPUTS = [
   "agentId",
   "draftVersion",
   "documentRevision",
+  "draftPublished",
+  "draftHash",
   "liveVersion",
   "latestVersion",
   "dashboardUrl",

@@ -25,6 +25,7 @@ import type { HandlerFactory, Props } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
 import { AgentBody, AgentCreateBody, defaultAgentConfig, parseWith } from "../../spec";
+import { configurationDigest } from "../agentVersion/reuse";
 import {
   AGENT_FIELDS,
   AGENT_OWN_INPUTS,
@@ -49,6 +50,9 @@ const AgentState = z.looseObject({
   agentId: z.string(),
   draftVersion: z.number().int(),
   documentRevision: z.number().int(),
+  // Absent from states written by earlier releases: the AgentVersion then reads the draft.
+  draftPublished: z.boolean().optional(),
+  draftHash: z.string().optional(),
   liveVersion: z.number().int().nullable(),
   latestVersion: z.number().int(),
   dashboardUrl: z.string().nullable().optional(),
@@ -105,6 +109,9 @@ function outputs(
     agentId: detail.id,
     draftVersion: detail.version,
     documentRevision: detail.document_revision,
+    // What the AgentVersion needs to publish this version without reading it first.
+    draftPublished: detail.is_published,
+    draftHash: configurationDigest(detail),
     liveVersion: detail.live_version ?? null,
     latestVersion: detail.latest_version,
     dashboardUrl: detail.dashboard_url ?? null,

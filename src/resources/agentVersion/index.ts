@@ -84,6 +84,10 @@ export class AgentVersion extends pulumi.dynamic.Resource {
           : undefined,
         draftVersion: args.agent.draftVersion,
         documentRevision: args.agent.documentRevision,
+        // What the Agent's last write told of the draft: a change publishes it without reading it.
+        draftPublished: publishing ? args.agent.draftPublished : undefined,
+        draftHash: publishing ? args.agent.draftHash : undefined,
+        latestVersion: publishing ? args.agent.latestVersion : undefined,
         label: args.label,
         notes: args.notes,
         live: args.live ?? true,

@@ -20,7 +20,7 @@ import { dropUndefined } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
-import { configurationText, reuseCandidates } from "./reuse";
+import { configurationDigest, reuseCandidates } from "./reuse";
 
 /** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
 const OWN_INPUTS = [
@@ -30,6 +30,9 @@ const OWN_INPUTS = [
   "knownUpTo",
   "draftVersion",
   "documentRevision",
+  "draftPublished",
+  "draftHash",
+  "latestVersion",
   "label",
   "notes",
   "live",
@@ -44,6 +47,10 @@ const VersionInputs = z.looseObject({
   knownUpTo: z.number().int().optional(),
   draftVersion: z.number().int(),
   documentRevision: z.number().int(),
+  // What the Agent's last write (or read) told of the draft; absent when its state is older.
+  draftPublished: z.boolean().optional(),
+  draftHash: z.string().optional(),
+  latestVersion: z.number().int().optional(),
   label: z.string().optional(),
   notes: z.string().optional(),
   live: z.boolean().default(true),
@@ -72,17 +79,40 @@ const state = (props: Props) => parseProps(VersionState, props, "AgentVersion st
  */
 const stored = (props: Props) => parseProps(VersionState.partial(), props, "AgentVersion state");
 
-/** Publishes the draft, or finds the published version that already holds its configuration. */
+/** The draft to publish, as the Agent's last write (or read) told it, or as read. */
+interface Draft {
+  version: number;
+  latestVersion: number;
+  /** {@link configurationDigest} of its configuration. */
+  hash: string;
+}
+
+/**
+ * Publishes the draft, or finds the published version that already holds its configuration.
+ *
+ * The Agent's outputs tell the draft's version, revision, latest version, whether it is published
+ * and the hash of its configuration, as the Agent's patch answered them: a change publishes with
+ * no read. The draft is read when it is published already (a change made and published elsewhere,
+ * brought in by a refresh: reused as it is), or when the Agent's state predates these outputs.
+ * Anything that touched the draft since the Agent wrote it is caught by the publish's `If-Match`;
+ * a draft published since (by an `up` killed after its publish, or in the dashboard) publishes
+ * again as the same version, unchanged.
+ */
 async function publishOrReuse(
   c: VoiceAgentClient,
   args: VersionInputs,
 ): Promise<{ detail: AgentDetailT; origin: Origin }> {
-  const draft = await c.agents.get(args.agentId, { version: args.draftVersion });
-  if (draft.is_published) return { detail: draft, origin: "reused" };
-  const wanted = configurationText(draft);
+  let draft: Draft;
+  if (args.draftPublished === false && args.draftHash !== undefined && args.latestVersion !== undefined) {
+    draft = { version: args.draftVersion, latestVersion: args.latestVersion, hash: args.draftHash };
+  } else {
+    const read = await c.agents.get(args.agentId, { version: args.draftVersion });
+    if (read.is_published) return { detail: read, origin: "reused" };
+    draft = { version: read.version, latestVersion: read.latest_version, hash: configurationDigest(read) };
+  }
   for (const version of await draftCandidates(c, args, draft)) {
     const candidate = await c.agents.get(args.agentId, { version });
-    if (candidate.is_published && configurationText(candidate) === wanted) {
+    if (candidate.is_published && configurationDigest(candidate) === draft.hash) {
       return { detail: candidate, origin: "reused" };
     }
   }
@@ -96,6 +126,11 @@ async function publishOrReuse(
     return { detail: published, origin: "published" };
   } catch (err) {
     if (err instanceof ApiError && err.code === "revision_conflict") {
+      // Published since with this very configuration, then renamed (label or notes) elsewhere:
+      // nothing of the draft was overwritten, and the version holds what this stack declares.
+      const now = await c.agents.get(args.agentId, { version: draft.version }).catch(() => undefined);
+      if (now?.is_published && configurationDigest(now) === draft.hash)
+        return { detail: now, origin: "reused" };
       throw new Error(
         `Version ${draft.version} of agent ${args.agentId} was edited outside Pulumi after this stack wrote it ` +
           `(revision ${err.currentRevision ?? "?"}, expected ${args.documentRevision}); nothing was published. ` +
@@ -112,17 +147,13 @@ async function publishOrReuse(
  * recorded for its content hash, then every published version newer than the newest it recorded
  * (published outside this stack's sight: in the dashboard, or by an `up` interrupted before it
  * saved its state). Listing is skipped when the draft directly follows the newest recorded version
- * and is the latest, so a change in steady state reads nothing more. A stack without a record
+ * and is the latest, so a change in steady state reads nothing. A stack without a record
  * (created by an older release) compares every published version once.
  */
-async function draftCandidates(
-  c: VoiceAgentClient,
-  args: VersionInputs,
-  draft: AgentDetailT,
-): Promise<number[]> {
+async function draftCandidates(c: VoiceAgentClient, args: VersionInputs, draft: Draft): Promise<number[]> {
   const recorded = args.knownVersion;
   const upTo = args.knownUpTo ?? -1;
-  if (draft.version === upTo + 1 && draft.latest_version === draft.version) {
+  if (draft.version === upTo + 1 && draft.latestVersion === draft.version) {
     return recorded === undefined ? [] : [recorded];
   }
   return reuseCandidates(c, args.agentId, recorded, upTo, draft.version);

@@ -4,7 +4,7 @@
  * it loads no `@pulumi/pulumi`.
  */
 import type { VoiceAgentClient } from "../../client";
-import { canonicalJson } from "../../provider/normalize";
+import { contentHash } from "../../provider/normalize";
 
 /** Fields of an agent detail that describe the version rather than the configuration. */
 const VERSION_METADATA = new Set([
@@ -24,10 +24,14 @@ const VERSION_METADATA = new Set([
   "dashboard_url",
 ]);
 
-/** The configuration a version holds, as canonical text: equal text means equal configuration. */
-export function configurationText(detail: object): string {
-  const config = Object.fromEntries(Object.entries(detail).filter(([k]) => !VERSION_METADATA.has(k)));
-  return canonicalJson(config);
+/**
+ * The hash of the whole configuration a version holds (every field, managed or not; not the
+ * version's metadata): equal hashes, equal configurations. The Agent records it for the version it
+ * wrote (`draftHash`), so an AgentVersion compares a published version with the draft without
+ * reading the draft.
+ */
+export function configurationDigest(detail: object): string {
+  return contentHash(Object.fromEntries(Object.entries(detail).filter(([k]) => !VERSION_METADATA.has(k))));
 }
 
 /**

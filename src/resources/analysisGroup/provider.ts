@@ -153,6 +153,28 @@ function parseBody(body: unknown): AnalysisGroupInput {
 }
 
 /** The group to adopt: by id, or the workspace's Default Analysis group. */
+/**
+ * A create refused because the name is taken says which group holds it and what to do: the one
+ * case a killed `up` can leave without a marker (killed after the declared description replaced
+ * the marker, before Pulumi saved the state: docs/reliability.md).
+ */
+async function nameTakenError(c: VoiceAgentClient, name: unknown, err: unknown): Promise<unknown> {
+  if (!(err instanceof ApiError) || !err.errors.some((e) => e.field === "name") || typeof name !== "string") {
+    return err;
+  }
+  const holder = await c.analysis
+    .list()
+    .find((g) => g.name === name)
+    .catch(() => undefined);
+  if (!holder) return err;
+  return new Error(
+    `An analysis group named "${name}" already exists in the workspace (id ${holder.id}); nothing was created. ` +
+      `If an interrupted \`pulumi up\` of this stack made it, take it over: set \`adoptId: "${holder.id}"\` on this ` +
+      `resource and run \`pulumi up\` again. Otherwise give this group another name.`,
+    { cause: err },
+  );
+}
+
 async function adoptTarget(c: VoiceAgentClient, props: Props): Promise<AnalysisGroupRecord> {
   const args = inputs(props);
   if (args.adoptId) {
@@ -253,15 +275,19 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
     // The resource's own marker: a create Pulumi runs again after an interrupted `up` adopts the
     // group the killed attempt made (see the knowledge base's create).
     const marker = args.createMarker;
-    const created = await c.analysis.create(
-      parseBody({
-        name: declared.name,
-        ...(declared.description !== undefined ? { description: declared.description } : {}),
-        ...(declared.enabled !== undefined ? { enabled: declared.enabled } : {}),
-        ...(items ? { items } : {}),
-      }),
-      { keepMarker: true, ...(marker !== undefined ? { marker, adoptExisting: true } : {}) },
-    );
+    const created = await c.analysis
+      .create(
+        parseBody({
+          name: declared.name,
+          ...(declared.description !== undefined ? { description: declared.description } : {}),
+          ...(declared.enabled !== undefined ? { enabled: declared.enabled } : {}),
+          ...(items ? { items } : {}),
+        }),
+        { keepMarker: true, ...(marker !== undefined ? { marker, adoptExisting: true } : {}) },
+      )
+      .catch(async (err: unknown) => {
+        throw await nameTakenError(c, declared.name, err);
+      });
     // One an earlier attempt made holds what that attempt declared: bring it to this declaration.
     const observed = observe(GROUP_FIELDS, serviceConfig(created, declared), declared);
     const written = deepEqual(observed, declared)
