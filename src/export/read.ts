@@ -12,7 +12,7 @@ import type {
   WidgetT,
 } from "../client";
 import { NotFoundError } from "../client/errors";
-import { configurationText } from "../resources/agentVersion/reuse";
+import { configurationDigest } from "../resources/agentVersion/reuse";
 
 /**
  * How an agent's live version is declared:
@@ -75,7 +75,7 @@ async function newerTwin(
   for await (const row of c.versions.list(agentId)) {
     if (row.version <= above) break; // newest first
     if (row.version >= below || !row.is_published) continue;
-    if (configurationText(await c.agents.get(agentId, { version: row.version })) === text) return true;
+    if (configurationDigest(await c.agents.get(agentId, { version: row.version })) === text) return true;
   }
   return false;
 }
@@ -100,9 +100,9 @@ async function readAgent(c: VoiceAgentClient, summary: AgentSummaryT): Promise<A
     return { summary, working: latest, release, widget };
   }
   const liveDetail = await c.agents.get(id, { version: "live" });
-  const draftText = configurationText(latest);
+  const draftText = configurationDigest(latest);
   const same =
-    configurationText(liveDetail) === draftText &&
+    configurationDigest(liveDetail) === draftText &&
     !(latest.version - live > 1 && (await newerTwin(c, id, live, latest.version, draftText)));
   const release: Release = same
     ? { kind: "live", version: live, label: liveDetail.label }
