@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { closeDispatchers, configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { planExport } from "./plan";
-import { ExportInputError, readWorkspace } from "./read";
+import { readWorkspace } from "./read";
 import { renderProject, summarize, type Versions } from "./render";
 
 /** The command's options (`node:util` `parseArgs`, strict). */
@@ -172,7 +172,7 @@ export async function main(argv: string[]): Promise<void> {
     );
   } catch (err) {
     const usage = err instanceof UsageError;
-    let message = err instanceof ExportInputError || err instanceof Error ? err.message : String(err);
+    let message = err instanceof Error ? err.message : String(err);
     // The client's errors are redacted already; this keeps the key out whatever else failed.
     const key = process.env[ENV_KEYS.apiKey]?.trim();
     if (key) message = message.replaceAll(key, "***");
