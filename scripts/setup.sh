@@ -89,7 +89,8 @@ log "$(pulumi version) at $PVA_PULUMI_DIR/bin"
 # 4. The package itself, and its commands on node_modules/.bin (npm links a package's bins for its
 #    dependents, not for itself), so `npx voice-agent-emulator` works in this repository too.
 npx tsc -p tsconfig.build.json
-for bin in voice-agent-emulator:emulator/cli.js voice-agent-diff:gitops/cli.js; do
-  chmod +x "dist/${bin#*:}"
-  ln -sf "../../dist/${bin#*:}" "node_modules/.bin/${bin%%:*}"
-done
+node -e 'for (const [name, file] of Object.entries(require("./package.json").bin)) console.log(name, file)' |
+  while read -r name file; do
+    chmod +x "$file"
+    ln -sf "../../$file" "node_modules/.bin/$name"
+  done

@@ -32,6 +32,7 @@ export {
   type KnowledgeBaseArgs,
   type KnowledgeBaseDocumentArgs,
   type KnowledgeBaseDocumentStatus,
+  type KnowledgeBaseHeldTextDocumentArgs,
   type KnowledgeBaseTextDocumentArgs,
   type KnowledgeBaseUrlDocumentArgs,
 } from "./resources/knowledgeBase";

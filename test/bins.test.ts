@@ -1,4 +1,7 @@
-/** The package's commands, as a user runs them: `npx voice-agent-emulator`, `npx voice-agent-diff`. */
+/**
+ * The package's commands, as a user runs them: `npx voice-agent-emulator`, `npx voice-agent-diff`,
+ * `npx voice-agent-export`.
+ */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as path from "node:path";
@@ -34,6 +37,12 @@ describe("commands", () => {
   test("npx voice-agent-diff --help", () => {
     expect(execFileSync(bin("voice-agent-diff"), ["--help"], { encoding: "utf8" })).toContain(
       "usage: voice-agent-diff",
+    );
+  });
+
+  test("npx voice-agent-export --help", () => {
+    expect(execFileSync(bin("voice-agent-export"), ["--help"], { encoding: "utf8" })).toContain(
+      "usage: voice-agent-export --out DIR",
     );
   });
 

@@ -3,14 +3,15 @@
  * Every id here is stable: tests and examples refer to them.
  */
 import { createHash } from "node:crypto";
-import type {
-  Catalogue,
-  LanguageRow,
-  ModelRow,
-  TranscriberRow,
-  TtsCapabilities,
-  VoiceRow,
-  WhatsAppTemplateRow,
+import {
+  type Catalogue,
+  DEFAULT_ANALYSIS_GROUP,
+  type LanguageRow,
+  type ModelRow,
+  type TranscriberRow,
+  type TtsCapabilities,
+  type VoiceRow,
+  type WhatsAppTemplateRow,
 } from "../spec";
 
 const LANGUAGES: LanguageRow[] = [
@@ -182,24 +183,8 @@ export function seedNumbers(index: number): {
   };
 }
 
-/** Items of the Default Analysis group, in creation order. */
-export const DEFAULT_ANALYSIS_ITEMS = [
-  {
-    name: "User Sentiment",
-    description: "How the caller felt over the call.",
-    type: "enum" as const,
-    enum_values: ["positive", "neutral", "negative"],
-  },
-  {
-    name: "Outcome",
-    description: "What the call achieved, in one sentence.",
-    type: "text" as const,
-    enum_values: null,
-  },
-  {
-    name: "Language",
-    description: "The language the caller mostly spoke.",
-    type: "text" as const,
-    enum_values: null,
-  },
-];
+/** Items of the Default Analysis group, in creation order (the spec's, `DEFAULT_ANALYSIS_GROUP`). */
+export const DEFAULT_ANALYSIS_ITEMS = DEFAULT_ANALYSIS_GROUP.items.map((it) => ({
+  ...it,
+  enum_values: it.enum_values ? [...it.enum_values] : null,
+}));

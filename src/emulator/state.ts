@@ -10,6 +10,7 @@ import {
   type ActivationRow,
   type AgentConfig,
   type Catalogue,
+  DEFAULT_ANALYSIS_GROUP,
   DEFAULT_ANALYSIS_GROUP_NAME,
   type WhatsAppTemplateRow,
   type Widget,
@@ -310,7 +311,7 @@ export class State {
       id: groupId,
       seq: this.nextSeq(),
       name: DEFAULT_ANALYSIS_GROUP_NAME,
-      description: "Sentiment, outcome and language of every call.",
+      description: DEFAULT_ANALYSIS_GROUP.description,
       enabled: true,
       protected: true,
       items: DEFAULT_ANALYSIS_ITEMS.map((it) => ({

@@ -119,6 +119,7 @@ const ARGUMENTS: Record<string, Readonly<Record<string, string>>> = {
     description: "description",
     documents: "documents",
     readyTimeoutSeconds: "readyTimeoutSeconds",
+    adoptId: "adoptId",
   } satisfies Record<keyof KnowledgeBaseArgs, string>,
   AnalysisGroup: {
     name: "name",

@@ -4,7 +4,9 @@
  * predict the read-back at preview).
  */
 import type { AgentBody, AgentConfig, MemoryField, MessageObject, TransferNumber, Variable } from "./agent";
+import type { AnalysisItem } from "./analysis";
 import { normalizeE164 } from "./common";
+import type { WidgetTheme } from "./widget";
 
 /** Keys of the system variables every agent carries (`system_defined` true, `deletable` false). */
 export const SYSTEM_VARIABLE_KEYS = ["callee_name", "callee_number"] as const;
@@ -302,3 +304,68 @@ export function finalizeAgentConfig(config: AgentConfig): AgentConfig {
   if (c.numbers.inbound_whatsapp) c.numbers.inbound_whatsapp = normalizeE164(c.numbers.inbound_whatsapp);
   return c;
 }
+
+/** Theme of a freshly prepared widget (the service prepares a widget on the agent's first read). */
+export const DEFAULT_WIDGET_THEME: Readonly<WidgetTheme> = Object.freeze({
+  title: "Talk to us",
+  subtitle: "We answer right away",
+  welcome_message: "Hi! How can I help you today?",
+  logo_url: null,
+  accent_color: "#4F46E5",
+  launcher_text_color: "#FFFFFF",
+  user_message_color: "#4F46E5",
+  user_message_text_color: "#FFFFFF",
+  assistant_message_color: "#F3F4F6",
+  assistant_message_text_color: "#111827",
+  position: "bottom-right",
+  launcher_label: "Talk to us",
+  button_shape: "rounded",
+  panel_radius: 16,
+  message_radius: 12,
+  launcher_radius: 24,
+  icon_radius: 12,
+  dock_icon_size: 56,
+  launcher_padding_x: 16,
+  launcher_padding_y: 10,
+  widget_width: 380,
+  widget_height: 600,
+  show_inbound_number: false,
+});
+
+/**
+ * What a freshly prepared widget holds besides its theme: the agent's name (at the time it was
+ * prepared), no allowed origins (so no page can use it), both modes on, no default variables, active.
+ */
+export const DEFAULT_WIDGET = Object.freeze({
+  allowed_origins: [] as readonly string[],
+  enabled_modes: Object.freeze({ chat: true, talk: true }),
+  default_variables: Object.freeze({}) as Readonly<Record<string, string>>,
+  status: "active" as const,
+});
+
+/** The Default Analysis group every workspace starts with (its name is `DEFAULT_ANALYSIS_GROUP_NAME`). */
+export const DEFAULT_ANALYSIS_GROUP = Object.freeze({
+  description: "Sentiment, outcome and language of every call.",
+  enabled: true,
+  /** Its items, in creation order, each enabled. */
+  items: [
+    {
+      name: "User Sentiment",
+      description: "How the caller felt over the call.",
+      type: "enum",
+      enum_values: ["positive", "neutral", "negative"],
+    },
+    {
+      name: "Outcome",
+      description: "What the call achieved, in one sentence.",
+      type: "text",
+      enum_values: null,
+    },
+    {
+      name: "Language",
+      description: "The language the caller mostly spoke.",
+      type: "text",
+      enum_values: null,
+    },
+  ] as readonly Pick<AnalysisItem, "name" | "description" | "type" | "enum_values">[],
+});

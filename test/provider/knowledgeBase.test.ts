@@ -9,16 +9,17 @@ import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/
 import { contextFor } from "../../src/provider/context";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
+import { clearRequestLog, requestLog } from "../support/control";
 import { checkAndCreate, emulatorForFile, testContext } from "./support";
 
 const h = knowledgeBaseProvider(testContext);
 
 const PROCESSING_MS = 150;
-let _emu: RunningEmulator;
+let emu: RunningEmulator;
 let client: VoiceAgentClient;
 
 emulatorForFile({ kbProcessingMs: PROCESSING_MS }, (e, c) => {
-  _emu = e;
+  emu = e;
   client = c;
 });
 
@@ -411,5 +412,128 @@ describe("lifecycle", () => {
     // Gone: refresh drops it, and a second delete is a no-op.
     expect((await h.read(id, outs)).id).toBeUndefined();
     await h.delete(id, outs);
+  });
+});
+
+describe("adoption (adoptId) and documents held by the service (heldText)", () => {
+  /** The write requests the emulator saw since the log was last cleared. */
+  const writes = async () => (await requestLog(emu)).filter((r) => r.method !== "GET");
+
+  /** A knowledge base made in the dashboard: a text document, a url document, a description. */
+  async function dashboardKb(name: string) {
+    const kb = await client.knowledgeBases.create({
+      name,
+      description: "Made in the dashboard",
+      documents: [
+        { name: "faq", text: "Q: When do you open? A: At nine." },
+        { name: "returns", url: "https://shop.example.com/returns" },
+      ],
+    });
+    await clearRequestLog(emu);
+    return kb;
+  }
+
+  const declaration = (id: string, name: string) => ({
+    adoptId: id,
+    name,
+    description: "Made in the dashboard",
+    documents: [
+      { name: "returns", url: "https://shop.example.com/returns" },
+      { name: "faq", heldText: true },
+    ],
+  });
+
+  test("a declaration equal to what the service holds: adopted with zero writes, then no diff", async () => {
+    const kb = await dashboardKb("Adopted as is");
+    const inputs = declaration(kb.id, "Adopted as is");
+    const { id, outs } = await up(inputs);
+    expect(await writes()).toEqual([]);
+    expect(id).toBe(kb.id);
+    expect(outs.knowledgeBaseId).toBe(kb.id);
+    expect(outs.documentStatuses.map((d: any) => d.name)).toEqual(["faq", "returns"]);
+    expect((await h.diff(id, outs, inputs)).changes).toBe(false);
+    const read = await h.read(id, outs);
+    expect((await h.diff(id, read.props, inputs)).changes).toBe(false);
+    expect(await writes()).toEqual([]);
+    expect((await client.knowledgeBases.get(id)).description).toBe("Made in the dashboard");
+  });
+
+  test("a declaration that differs is written onto the adopted knowledge base, once", async () => {
+    const kb = await dashboardKb("Adopted and changed");
+    const inputs = {
+      adoptId: kb.id,
+      name: "Adopted and renamed",
+      documents: [
+        { name: "faq", text: "Q: When do you open? A: At nine." },
+        { name: "returns", url: "https://shop.example.com/returns" },
+      ],
+    };
+    const { id, outs } = await up(inputs);
+    expect((await writes()).map((r) => r.method)).toEqual(["PUT"]);
+    expect(id).toBe(kb.id);
+    expect((await client.knowledgeBases.get(id)).name).toBe("Adopted and renamed");
+    // Not declared, so not managed: the description stays.
+    expect((await client.knowledgeBases.get(id)).description).toBe("Made in the dashboard");
+    expect((await h.diff(id, outs, inputs)).changes).toBe(false);
+  });
+
+  test("a change to a knowledge base with a heldText document fails, writing nothing, naming it", async () => {
+    const kb = await dashboardKb("Held");
+    const inputs = declaration(kb.id, "Held");
+    const { id, outs } = await up(inputs);
+    const renamed = { ...inputs, name: "Held, renamed" };
+    expect((await h.diff(id, outs, renamed)).changes).toBe(true);
+    await expect(h.update(id, outs, renamed)).rejects.toThrow(
+      /Knowledge base "Held, renamed" .*document "faq" is declared with heldText.*Nothing was written/,
+    );
+    // Adopting with a declaration that differs fails the same way.
+    await expect(h.create({ ...renamed, description: "Other" })).rejects.toThrow(
+      /"faq" is declared with heldText/,
+    );
+    expect(await writes()).toEqual([]);
+    // With its text given, the change goes through.
+    const withText = {
+      ...renamed,
+      documents: [
+        { name: "returns", url: "https://shop.example.com/returns" },
+        { name: "faq", text: "Q: When do you open? A: At nine." },
+      ],
+    };
+    await h.update(id, outs, withText);
+    expect((await client.knowledgeBases.get(id)).name).toBe("Held, renamed");
+  });
+
+  test("a heldText document whose text document is gone from the service is a change", async () => {
+    const kb = await dashboardKb("Held, then removed");
+    const inputs = declaration(kb.id, "Held, then removed");
+    const { id, outs } = await up(inputs);
+    await client.knowledgeBases.replace(id, {
+      name: "Held, then removed",
+      description: "Made in the dashboard",
+      documents: [{ name: "returns", url: "https://shop.example.com/returns" }],
+    });
+    const read = await h.read(id, outs);
+    expect((await h.diff(id, read.props, inputs)).changes).toBe(true);
+  });
+
+  test("check: heldText only in an adopted knowledge base, alone, and true; an unknown adoptId fails the create", async () => {
+    const property = async (inputs: Record<string, unknown>) =>
+      ((await h.check({}, inputs)).failures ?? []).map((f) => f.property);
+    expect(await property({ name: "kb", documents: [{ name: "a", heldText: true }] })).toEqual([
+      "documents[0].heldText",
+    ]);
+    expect(
+      await property({ adoptId: "x", name: "kb", documents: [{ name: "a", heldText: true, text: "t" }] }),
+    ).toEqual(["documents[0].heldText"]);
+    expect(await property({ adoptId: "x", name: "kb", documents: [{ name: "a", heldText: false }] })).toEqual(
+      ["documents[0].heldText"],
+    );
+    expect(await property({ adoptId: "x", name: "kb", documents: [{ name: "a", heldText: true }] })).toEqual(
+      [],
+    );
+    expect(await property({ adoptId: 7, name: "kb" })).toEqual(["adoptId"]);
+    await expect(
+      h.create({ adoptId: "00000000-0000-4000-8000-000000000000", name: "kb", documents: [] }),
+    ).rejects.toThrow(/adoptId: there is no knowledge base 00000000-0000-4000-8000-000000000000/);
   });
 });

@@ -204,13 +204,14 @@ export class PulumiProject {
 
   /**
    * A copy of an example project, its Pulumi.<stack>.yaml files included (their encrypted secrets
-   * decrypt with the example's passphrase), on stack `stack`, with `config` set on top.
+   * decrypt with the example's passphrase), on stack `stack`, with `config` set on top. With
+   * `installed`, the copy lives where the packed package is installed, as in a user's project.
    */
   static async fromDirectory(
     source: string,
-    opts: { stack: string; passphrase: string; config?: Record<string, string> },
+    opts: { stack: string; passphrase: string; config?: Record<string, string>; installed?: boolean },
   ): Promise<PulumiProject> {
-    const dir = PulumiProject.newDir();
+    const dir = PulumiProject.newDir(opts.installed);
     cpSync(source, dir, { recursive: true, filter: (f) => !f.includes("node_modules") });
     const project = new PulumiProject(dir, PulumiProject.environment(dir, opts.passphrase), opts.stack);
     await project.initStack(opts.config);

@@ -1,37 +1,21 @@
 /** The agent's widget: prepared on first read, merge-patched, key rotated. */
 import { randomBytes } from "node:crypto";
-import { checkWidgetRules, parseWith, type Widget, WidgetPatch, type WidgetTheme } from "../../spec";
+import {
+  checkWidgetRules,
+  DEFAULT_WIDGET,
+  DEFAULT_WIDGET_THEME,
+  parseWith,
+  type Widget,
+  WidgetPatch,
+  type WidgetTheme,
+} from "../../spec";
 import { type Result, type RouteContext, refuseIf } from "../context";
 import { validationError } from "../http";
 import { type AgentRecord, newId, now, type VersionRecord, type WidgetRecord } from "../state";
 import { findAgent } from "./agents";
 
-/** Theme of a freshly prepared widget. */
-export const DEFAULT_THEME: WidgetTheme = {
-  title: "Talk to us",
-  subtitle: "We answer right away",
-  welcome_message: "Hi! How can I help you today?",
-  logo_url: null,
-  accent_color: "#4F46E5",
-  launcher_text_color: "#FFFFFF",
-  user_message_color: "#4F46E5",
-  user_message_text_color: "#FFFFFF",
-  assistant_message_color: "#F3F4F6",
-  assistant_message_text_color: "#111827",
-  position: "bottom-right",
-  launcher_label: "Talk to us",
-  button_shape: "rounded",
-  panel_radius: 16,
-  message_radius: 12,
-  launcher_radius: 24,
-  icon_radius: 12,
-  dock_icon_size: 56,
-  launcher_padding_x: 16,
-  launcher_padding_y: 10,
-  widget_width: 380,
-  widget_height: 600,
-  show_inbound_number: false,
-};
+/** Theme of a freshly prepared widget (the spec's, `DEFAULT_WIDGET_THEME`). */
+export const DEFAULT_THEME: WidgetTheme = DEFAULT_WIDGET_THEME;
 
 const newKey = () => `pk_live_${randomBytes(16).toString("hex")}`;
 const prefixOf = (key: string) => key.slice(0, 12);
@@ -44,11 +28,11 @@ function prepare(ctx: RouteContext, agent: AgentRecord): WidgetRecord {
     id: newId(),
     agent_id: agent.id,
     name: (agent.versions.at(-1) as VersionRecord).config.name,
-    allowed_origins: [],
-    enabled_modes: { chat: true, talk: true },
+    allowed_origins: [...DEFAULT_WIDGET.allowed_origins],
+    enabled_modes: { ...DEFAULT_WIDGET.enabled_modes },
     theme: { ...DEFAULT_THEME },
-    default_variables: {},
-    status: "active",
+    default_variables: { ...DEFAULT_WIDGET.default_variables },
+    status: DEFAULT_WIDGET.status,
     public_key: key,
     public_key_prefix: prefixOf(key),
     created_at: at,

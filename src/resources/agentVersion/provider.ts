@@ -5,7 +5,7 @@
  *   changed (it must exist, be published, and be able to go live): a no-op preview reads nothing.
  * - `diff` replaces the resource when the agent, the pin, or the configuration hash changes.
  * - `create` publishes the draft the Agent wrote (under `If-Match`) or reuses the published
- *   version that already holds it, then puts it live.
+ *   version that already holds it, then puts it live unless it already is.
  * - `update` changes label and notes in place, and moves the live pointer back when asked.
  * - `read` (refresh) shows a live pointer moved outside Pulumi as drift.
  * - `delete` removes nothing: history stays in the service.
@@ -278,7 +278,9 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
         : await publishOrReuse(c, args);
     let detail = await syncMetadata(c, args, chosen);
     let activation = "none";
-    if (args.live) {
+    // A version already live (an adopted agent's, or one put back live elsewhere) is left as it is:
+    // activating it again would write to the service for nothing.
+    if (args.live && !chosen.is_live) {
       activation = await goLive(c, args.agentId, chosen.version);
       detail = { ...detail, is_live: true };
     }

@@ -3,7 +3,8 @@
  *
  * - `check` validates at preview: name bounds, each document exactly one of `text` or `url` (an
  *   http(s) URL), document names unique (they are how the service matches documents on a replace).
- * - `create` creates the knowledge base, `update` replaces it (`PUT`: name, description and the
+ * - `create` creates the knowledge base (or adopts one by `adoptId`, writing only when it differs
+ *   from the declaration), `update` replaces it (`PUT`: name, description and the
  *   whole document set; a document whose content did not change is not processed again). Both then
  *   wait until every document is `ready`, at most `readyTimeoutSeconds`. A `failed` document fails
  *   the operation with the document's name and error; so does the timeout. The knowledge base is
@@ -42,8 +43,25 @@ export interface KnowledgeBaseUrlDocumentArgs {
   url: In<string>;
 }
 
-/** A document: exactly one of `text` or `url`. */
-export type KnowledgeBaseDocumentArgs = KnowledgeBaseTextDocumentArgs | KnowledgeBaseUrlDocumentArgs;
+/**
+ * A text document the service already holds, declared by name alone: the service never reads a
+ * text back, so a program adopting a knowledge base (`adoptId`; `voice-agent-export` writes these)
+ * cannot state it. It counts as unchanged while the service holds a text document of that name.
+ * Any change to the knowledge base sends the whole document set, so a change fails, writing
+ * nothing, until the document's `text` is given instead.
+ */
+export interface KnowledgeBaseHeldTextDocumentArgs {
+  /** The name of a text document the adopted knowledge base holds. */
+  name: In<string>;
+  /** Always `true`. */
+  heldText: In<true>;
+}
+
+/** A document: exactly one of `text`, `url` or (in an adopted knowledge base) `heldText`. */
+export type KnowledgeBaseDocumentArgs =
+  | KnowledgeBaseTextDocumentArgs
+  | KnowledgeBaseUrlDocumentArgs
+  | KnowledgeBaseHeldTextDocumentArgs;
 
 /** Inputs of a {@link KnowledgeBase}. */
 export interface KnowledgeBaseArgs {
@@ -58,6 +76,12 @@ export interface KnowledgeBaseArgs {
    * Changing it alone changes nothing in the service.
    */
   readyTimeoutSeconds?: In<number>;
+  /**
+   * Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
+   * be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
+   * documents (`documents` defaults to none). Changing it later has no effect.
+   */
+  adoptId?: In<string>;
 }
 
 /** Default of `readyTimeoutSeconds`. */

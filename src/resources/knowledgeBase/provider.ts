@@ -24,12 +24,20 @@ import { UNKNOWN, unknownPaths } from "../../provider/unknowns";
 import { checkKnowledgeBaseRules, KnowledgeBaseInput } from "../../spec";
 import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } from "./index";
 
-/** A document in one spelling: `{name, url}` or `{name, text}`. */
+/** Stands for the text of a text document the program does not declare (the service never shows it). */
+const UNREAD_TEXT = "(text held by the service, not readable)";
+
+/**
+ * A document in one spelling: `{name, url}` or `{name, text}`. A document declared by name alone
+ * (`heldText`) stands for the text the service holds, which is never read back.
+ */
 const documentShape = (d: Json): Json =>
   isPlainObject(d)
     ? d.url !== undefined
       ? { name: d.name ?? null, url: d.url }
-      : { name: d.name ?? null, text: d.text ?? null }
+      : d.heldText === true && d.text === undefined
+        ? { name: d.name ?? null, text: UNREAD_TEXT }
+        : { name: d.name ?? null, text: d.text ?? null }
     : d;
 
 /** The knowledge base's managed fields: documents are a set keyed by name. */
@@ -37,13 +45,14 @@ const KB_FIELDS: FieldTable = {
   managed: ["name", "description", "documents"],
   paths: { documents: { keyedBy: "name" }, "documents[]": { canonical: documentShape } },
 };
-const OWN_INPUTS = ["readyTimeoutSeconds", "createMarker"] as const;
+const OWN_INPUTS = ["readyTimeoutSeconds", "createMarker", "adoptId"] as const;
 
 const KbInputs = z.looseObject({
   name: z.string(),
   description: z.string().nullable().optional(),
   readyTimeoutSeconds: z.number().positive().optional(),
   createMarker: z.string().optional(),
+  adoptId: z.string().optional(),
 });
 const KbState = KbInputs.extend({ knowledgeBaseId: z.string(), kbType: z.string() });
 
@@ -58,9 +67,6 @@ const state = (props: Props) => parseProps(KbState, props, "KnowledgeBase state"
  * state by `pulumi import` or a recovery has no outputs yet).
  */
 const stored = (props: Props) => parseProps(KbState.partial(), props, "KnowledgeBase state");
-
-/** Stands for the text of a text document the program does not declare (the service never shows it). */
-const UNREAD_TEXT = "(text held by the service, not readable)";
 
 /** The managed configuration the program declares: documents default to none. */
 function declaredConfig(props: Props): JsonObject {
@@ -104,9 +110,29 @@ function outputs(props: Props, kb: KnowledgeBaseRecord): Props {
   };
 }
 
-/** The create/replace body; an unset description keeps the service's (`current`). */
+/** The names of the documents `props` declares by name alone (`heldText`). */
+function heldDocuments(props: Props): string[] {
+  return (Array.isArray(props.documents) ? props.documents : [])
+    .filter((d) => isPlainObject(d) && d.heldText === true && d.text === undefined)
+    .map((d) => String((d as Record<string, unknown>).name));
+}
+
+/**
+ * The create/replace body; an unset description keeps the service's (`current`). A body always
+ * carries every document's content, so a document declared by name alone (`heldText`) stops it.
+ */
 function body(props: Props, current?: KnowledgeBaseRecord): KnowledgeBaseInput {
   const declared = declaredConfig(props);
+  const held = heldDocuments(props);
+  if (held.length > 0) {
+    const names = held.map((n) => `"${n}"`).join(", ");
+    throw new Error(
+      `Knowledge base "${String(declared.name)}"${current ? ` (${current.id})` : ""}: this change sends the whole ` +
+        `document set, but ${held.length > 1 ? "documents" : "document"} ${names} ${held.length > 1 ? "are" : "is"} declared ` +
+        "with heldText (the service never reads a text back). Nothing was written. Give each one's text " +
+        "(`{ name, text }`) in the program, then run `pulumi up` again.",
+    );
+  }
   const parsed = KnowledgeBaseInput.safeParse({
     name: declared.name,
     description: declared.description !== undefined ? declared.description : (current?.description ?? null),
@@ -164,12 +190,20 @@ async function waitReady(
 
 /**
  * A declared document with valid stand-ins for the values unknown at preview, so the rules check
- * what is known; whatever they say about a stand-in is left out (`bodyFailures`).
+ * what is known; whatever they say about a stand-in is left out (`bodyFailures`). A document
+ * declared by name alone (`heldText`) is checked as a text document.
  */
 function withStandIns(d: unknown, i: number): unknown {
   if (d === UNKNOWN) return { name: `(known after apply ${i})`, text: "(known after apply)" };
   if (!isPlainObject(d)) return d;
-  const doc: Record<string, Json> = { ...d };
+  const { heldText, ...rest } = d;
+  // `heldText` is checked on its own (see `check`); the document is checked as a text document.
+  const doc: Record<string, Json> =
+    heldText !== undefined && rest.text === undefined && rest.url === undefined
+      ? { ...rest, text: UNREAD_TEXT }
+      : heldText !== undefined
+        ? rest
+        : { ...d };
   if (doc.name === UNKNOWN) doc.name = `(known after apply ${i})`;
   if (doc.text === UNKNOWN) doc.text = "(known after apply)";
   if (doc.url === UNKNOWN) doc.url = "https://known.after.apply";
@@ -193,6 +227,33 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
           : {}),
     };
     failures.push(...bodyFailures(KnowledgeBaseInput, checkKnowledgeBaseRules, wire, unknowns));
+    if (Array.isArray(news.documents)) {
+      news.documents.forEach((d, i) => {
+        if (!isPlainObject(d) || d.heldText === undefined || d.heldText === UNKNOWN) return;
+        const property = `documents[${i}].heldText`;
+        if (d.heldText !== true) {
+          failures.push({
+            property,
+            reason: `${property}: must be true (a text document the service holds)`,
+          });
+        } else if (d.text !== undefined || d.url !== undefined) {
+          failures.push({
+            property,
+            reason: `${property}: a document is declared by its text, its url, or by name alone with heldText: one of the three`,
+          });
+        } else if (news.adoptId === undefined) {
+          failures.push({
+            property,
+            reason:
+              `${property}: only an adopted knowledge base (adoptId) holds a text already; ` +
+              "give the document's text instead",
+          });
+        }
+      });
+    }
+    if (news.adoptId !== undefined && news.adoptId !== UNKNOWN && typeof news.adoptId !== "string") {
+      failures.push({ property: "adoptId", reason: "adoptId: must be a string (a knowledge base id)" });
+    }
     const t = news.readyTimeoutSeconds;
     if (t !== undefined && t !== UNKNOWN && (typeof t !== "number" || !Number.isFinite(t) || t <= 0)) {
       failures.push({
@@ -219,7 +280,22 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
 
   async create(props) {
     const c = await ctx.client();
-    const marker = inputs(props).createMarker;
+    const { adoptId, createMarker: marker } = inputs(props);
+    if (adoptId) {
+      // Take over an existing knowledge base: write only when it differs from the declaration.
+      const current = await unlessGone(c.knowledgeBases.get(adoptId));
+      if (!current) throw new Error(`adoptId: there is no knowledge base ${adoptId} in this workspace`);
+      const declared = declaredConfig(props);
+      const same = deepEqual(observe(KB_FIELDS, serviceConfig(current, declared), declared), declared);
+      if (same) return { id: current.id, outs: outputs(props, current) };
+      // Documents this create did not write are the service's business: only a write is waited for.
+      const ready = await waitReady(
+        c,
+        await c.knowledgeBases.replace(current.id, body(props, current)),
+        props,
+      );
+      return { id: ready.id, outs: outputs(props, ready) };
+    }
     // The resource's own marker: a create Pulumi runs again after an interrupted `up` adopts the
     // knowledge base the killed attempt made. Without a declared description the marker stays in
     // it, so that holds whenever the kill came; with one, until the description is put back.
