@@ -7,7 +7,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { withProvider } from "../../provider/providerResource";
 import { dynamicProvider } from "../../provider/shim";
 import { createMarker } from "../createMarker";
-import { AGENT_OUTPUTS } from "./projection";
 
 type In<T> = pulumi.Input<T>;
 
@@ -223,6 +222,23 @@ export interface AgentArgs {
    */
   adoptId?: In<string>;
 }
+
+/**
+ * The Agent's outputs beyond its inputs. Here, not beside the field table: the program side must not
+ * load the provider's modules (zod among them), see test/program.test.ts.
+ */
+const AGENT_OUTPUTS = [
+  "agentId",
+  "draftVersion",
+  "documentRevision",
+  "draftPublished",
+  "draftHash",
+  "liveVersion",
+  "latestVersion",
+  "dashboardUrl",
+  "contentHash",
+  "knownVersions",
+] as const;
 
 /**
  * A voice agent. Its configuration is the working draft in the service; pair it with an

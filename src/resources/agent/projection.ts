@@ -59,20 +59,6 @@ export const AGENT_FIELDS: FieldTable = {
 /** The Agent's inputs that are not configuration. */
 export const AGENT_OWN_INPUTS = ["adoptId", "contentHash", "createMarker"] as const;
 
-/** The Agent's outputs beyond its inputs. */
-export const AGENT_OUTPUTS = [
-  "agentId",
-  "draftVersion",
-  "documentRevision",
-  "draftPublished",
-  "draftHash",
-  "liveVersion",
-  "latestVersion",
-  "dashboardUrl",
-  "contentHash",
-  "knownVersions",
-] as const;
-
 /** The managed configuration the program declares (inputs), normalized for comparison and hashing. */
 export function declaredConfig(inputs: Readonly<Record<string, unknown>>): JsonObject {
   return pickManaged(AGENT_FIELDS, inputs);
