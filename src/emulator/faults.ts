@@ -31,8 +31,8 @@ export interface FaultDraw {
   latencyMs: number;
 }
 
-/** mulberry32: small, fast, seedable. */
-function mulberry32(seed: number): () => number {
+/** mulberry32: small, fast, seedable (the tests' random configurations use it too). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

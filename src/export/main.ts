@@ -5,8 +5,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
-import { closeDispatchers, configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
+import { parseCommandLine, runCommand, UsageError } from "../cli/command";
+import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { planExport } from "./plan";
 import { readWorkspace } from "./read";
 import { renderProject, summarize, type Versions } from "./render";
@@ -20,9 +20,6 @@ export const OPTIONS = {
   force: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
-
-/** Exit codes. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** Default stack name. */
 export const DEFAULT_STACK = "dev";
@@ -67,34 +64,13 @@ Examples:
   pulumi config set --secret voice-agent:apiKey <key> && pulumi up
 `;
 
-/** A wrong command line: reported with a pointer to --help, exit code 2. */
-class UsageError extends Error {}
-
 /** Names Pulumi accepts for a project or a stack. */
 const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
 function parse(argv: string[]) {
-  let values: {
-    out?: string;
-    agent?: string[];
-    stack?: string;
-    project?: string;
-    force?: boolean;
-    help?: boolean;
-  };
-  try {
-    const parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-    if (parsed.positionals.length > 0) {
-      throw new UsageError(
-        `unexpected argument: ${parsed.positionals.join(" ")} (the folder goes after --out)`,
-      );
-    }
-    values = parsed.values;
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    // parseArgs' own message, first sentence: "Unknown option '--x'", "Option '--out <value>' argument missing".
-    const message = (err as Error).message.split(/\.\s/)[0]?.replace(/\.$/, "") ?? String(err);
-    throw new UsageError(message.charAt(0).toLowerCase() + message.slice(1), { cause: err });
+  const { values, positionals } = parseCommandLine(argv, OPTIONS);
+  if (positionals.length > 0) {
+    throw new UsageError(`unexpected argument: ${positionals.join(" ")} (the folder goes after --out)`);
   }
   if (values.help) return { help: true as const };
   if (values.out === undefined || values.out.trim() === "") throw new UsageError("--out DIR is required");
@@ -143,8 +119,8 @@ function checkFolder(out: string, force: boolean): void {
 }
 
 /** Runs the command with `argv` (without node and the script); sets `process.exitCode`. */
-export async function main(argv: string[]): Promise<void> {
-  try {
+export function main(argv: string[]): Promise<void> {
+  return runCommand("voice-agent-export", async () => {
     const args = parse(argv);
     if (args.help) {
       process.stdout.write(HELP);
@@ -170,17 +146,5 @@ export async function main(argv: string[]): Promise<void> {
         `  cd ${shown}\n  npm install\n  pulumi stack init ${args.stack}\n` +
         "  pulumi config set --secret voice-agent:apiKey <your key>\n  pulumi up\n",
     );
-  } catch (err) {
-    const usage = err instanceof UsageError;
-    let message = err instanceof Error ? err.message : String(err);
-    // The client's errors are redacted already; this keeps the key out whatever else failed.
-    const key = process.env[ENV_KEYS.apiKey]?.trim();
-    if (key) message = message.replaceAll(key, "***");
-    process.stderr.write(
-      `voice-agent-export: ${message}\n${usage ? "Run voice-agent-export --help for the usage.\n" : ""}`,
-    );
-    process.exitCode = usage ? EXIT.usage : EXIT.failed;
-  } finally {
-    await closeDispatchers();
-  }
+  });
 }

@@ -5,7 +5,14 @@
  * objects' names. Pure: no I/O; `render.ts` turns the plan into files.
  */
 import { CREATE_MARKER_PREFIX } from "../client/recovery";
-import { deepEqual, fromWire, isPlainObject, type Json, type JsonObject } from "../provider/normalize";
+import {
+  deepEqual,
+  fromWire,
+  isPlainObject,
+  type Json,
+  type JsonObject,
+  toCamelKey,
+} from "../provider/normalize";
 import {
   type AgentConfig,
   DEFAULT_ANALYSIS_GROUP,
@@ -14,6 +21,7 @@ import {
   DEFAULT_WIDGET_THEME,
   defaultAgentConfig,
   effectiveConfig,
+  READ_ONLY_PATHS,
   TRANSFER_NUMBER_DEFAULTS,
 } from "../spec";
 import type { AgentSnapshot, WorkspaceSnapshot } from "./read";
@@ -134,16 +142,6 @@ class Namespace {
 // Declarations: only what differs from the platform defaults
 // ---------------------------------------------------------------------------------------------
 
-/** Read-only members of the agent body: derived by the service, never declared. */
-const READ_ONLY = new Set([
-  "transcriber.provider",
-  "transcriber.fallback.provider",
-  "model.provider",
-  "model.fallback.provider",
-  "voice.model",
-  "voice.fallback.model",
-]);
-
 const dropNulls = (o: JsonObject): JsonObject =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
 
@@ -173,7 +171,7 @@ function withoutReadOnly(value: Json, path: string): Json {
   if (!isPlainObject(value)) return value;
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([k]) => !READ_ONLY.has(`${path}.${k}`))
+      .filter(([k]) => !READ_ONLY_PATHS.has(`${path}.${k}`))
       .map(([k, v]) => [k, withoutReadOnly(v, `${path}.${k}`)]),
   );
 }
@@ -187,7 +185,7 @@ function differing(actual: Json, base: Json | undefined, path: string): Json | u
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(actual)) {
       const p = `${path}.${k}`;
-      if (READ_ONLY.has(p)) continue;
+      if (READ_ONLY_PATHS.has(p)) continue;
       const d = differing(v, base[k], p);
       if (d !== undefined) out[k] = d;
     }
@@ -247,7 +245,7 @@ function agentArgs(
   if (promptPath !== undefined) args.systemPrompt = Code.file(promptPath);
   for (const key of AGENT_OBJECTS) {
     const d = differing(config[key] as unknown as Json, base[key] as unknown as Json, key);
-    if (d !== undefined) args[toCamel(key)] = fromWire(d) as Json;
+    if (d !== undefined) args[toCamelKey(key)] = fromWire(d) as Json;
   }
   const variables = config.variables
     .filter((v) => !v.system_defined || v.default_value !== null)
@@ -265,8 +263,6 @@ function agentArgs(
   }
   return args;
 }
-
-const toCamel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** The Widget's arguments when the widget holds anything a freshly prepared one does not; else undefined. */
 function widgetArgs(a: AgentSnapshot, agentVariable: string): { [key: string]: Value } | undefined {

@@ -3,8 +3,8 @@
  * Loaded by ./cli once the Node.js version is known to be recent enough.
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { closeDispatchers, configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
+import { parseCommandLine, runCommand, UsageError } from "../cli/command";
+import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { findReusedVersions, parsePreview, renderReport } from "./report";
 
 /** The command's options (`node:util` `parseArgs`, strict). */
@@ -13,9 +13,6 @@ export const OPTIONS = {
   resolve: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
-
-/** Exit codes. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** `voice-agent-diff --help`. */
 export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve] [preview.json]
@@ -51,27 +48,12 @@ Examples:
   pulumi preview --json | voice-agent-diff > report.md
 `;
 
-/** A wrong command line: reported with a pointer to --help, exit code 2. */
-class UsageError extends Error {}
-
 function parse(argv: string[]) {
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-    if (positionals.length > 1) {
-      throw new UsageError(`one preview file at most, got ${positionals.length}: ${positionals.join(" ")}`);
-    }
-    return { ...values, file: positionals[0] };
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    // parseArgs' own message, first sentence: "Unknown option '--x'", "Option '--title <value>' argument missing".
-    const message = (err as Error).message.split(/\.\s/)[0]?.replace(/\.$/, "") ?? String(err);
-    throw new UsageError(message.charAt(0).toLowerCase() + message.slice(1), { cause: err });
+  const { values, positionals } = parseCommandLine(argv, OPTIONS);
+  if (positionals.length > 1) {
+    throw new UsageError(`one preview file at most, got ${positionals.length}: ${positionals.join(" ")}`);
   }
+  return { ...values, file: positionals[0] };
 }
 
 function read(file: string | undefined): string {
@@ -86,8 +68,8 @@ function read(file: string | undefined): string {
 }
 
 /** Runs the command with `argv` (without node and the script); sets `process.exitCode`. */
-export async function main(argv: string[]): Promise<void> {
-  try {
+export function main(argv: string[]): Promise<void> {
+  return runCommand("voice-agent-diff", async () => {
     const args = parse(argv);
     if (args.help) {
       process.stdout.write(HELP);
@@ -119,17 +101,5 @@ export async function main(argv: string[]): Promise<void> {
         ...(reused ? { reused } : {}),
       }),
     );
-  } catch (err) {
-    const usage = err instanceof UsageError;
-    let message = (err as Error).message;
-    // The client's errors are redacted already; this keeps the key out whatever else failed.
-    const key = process.env[ENV_KEYS.apiKey]?.trim();
-    if (key) message = message.replaceAll(key, "***");
-    process.stderr.write(
-      `voice-agent-diff: ${message}\n${usage ? "Run voice-agent-diff --help for the usage.\n" : ""}`,
-    );
-    process.exitCode = usage ? EXIT.usage : EXIT.failed;
-  } finally {
-    await closeDispatchers();
-  }
+  });
 }

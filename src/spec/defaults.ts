@@ -140,8 +140,11 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 
 const clone = <T>(v: T): T => structuredClone(v);
 
-// Read-only members a request may carry: accepted and ignored (they are derived from the catalogue).
-const READ_ONLY_PATHS = new Set([
+/**
+ * Read-only members of the agent body, by dotted path: derived by the service from the catalogue; a
+ * request may carry them, and they are ignored.
+ */
+export const READ_ONLY_PATHS: ReadonlySet<string> = new Set([
   "transcriber.provider",
   "transcriber.fallback.provider",
   "model.provider",

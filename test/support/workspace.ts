@@ -6,6 +6,7 @@
  * tests and by bench/export.ts.
  */
 import type { AgentCreateInput, AgentDetailT, VoiceAgentClient } from "../../src/client";
+import { mulberry32 } from "../../src/emulator/faults";
 import { seedCatalogue } from "../../src/emulator/seed";
 import {
   type AnalysisItemInput,
@@ -208,17 +209,8 @@ export async function seedShapes(c: VoiceAgentClient, emu: EmulatorAddress): Pro
 // Random agent configurations
 // ---------------------------------------------------------------------------------------------
 
-/** mulberry32: a small seeded PRNG (the emulator's faults use the same). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, the emulator's seeded PRNG. */
+export const prng = mulberry32;
 
 /** What a random configuration may attach: the workspace's knowledge bases and groups. */
 export interface Attachable {

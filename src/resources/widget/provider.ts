@@ -24,6 +24,7 @@ import {
   type Json,
   type JsonObject,
   mergePatch,
+  toCamelKey,
   toWire,
 } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
@@ -138,7 +139,7 @@ async function rotate(c: VoiceAgentClient, agentId: string): Promise<KeyState & 
 /** A spec field path in input spelling; default-variable names keep their spelling. */
 function widgetPath(field: string): string {
   const m = /^default_variables\.(.*)$/.exec(field);
-  return m ? `defaultVariables.${m[1]}` : field.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  return m ? `defaultVariables.${m[1]}` : toCamelKey(field);
 }
 
 const widgetFailure = (issue: Issue): pulumi.dynamic.CheckFailure => failure(issue, widgetPath(issue.field));
