@@ -2,10 +2,14 @@
  * The program side stays light: a program that imports the package loads the resource classes and
  * their inputs only, never the provider's modules (zod and the spec's schemas, undici and the HTTP
  * client). Each of those costs every `pulumi preview` and `up` its load time (docs/performance.md).
+ * And registering a resource formats no stack trace per property (src/resources/serviceResource.ts).
  */
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";
-import { expect, test } from "vitest";
+import * as pulumi from "@pulumi/pulumi";
+import { describe, expect, test } from "vitest";
+// The compiled package, as a program loads it (the source resolves the provider modules by path).
+import { Agent, AgentVersion, AnalysisGroup, KnowledgeBase, Widget } from "../dist";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -32,3 +36,67 @@ console.log(JSON.stringify(Object.keys(require.cache).filter((k) => !before.has(
   );
   expect(heavy).toEqual([]);
 }, 60_000);
+
+/** Calls of `Error.prepareStackTrace` that formatted at least one frame while `fn` ran. */
+function tracesFormatted(fn: () => void): number {
+  const previous = Error.prepareStackTrace;
+  let count = 0;
+  Error.prepareStackTrace = (err, frames) => {
+    if (frames.length > 0) count++;
+    return previous ? previous(err, frames) : `${err}\n${frames.map((f) => `    at ${f}`).join("\n")}`;
+  };
+  try {
+    fn();
+  } finally {
+    Error.prepareStackTrace = previous;
+  }
+  return count;
+}
+
+describe("registering a resource", () => {
+  test("formats no stack trace per property, only each resource's source position; the limit is restored", async () => {
+    await pulumi.runtime.setMocks(
+      { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
+      "project",
+      "stack",
+      true,
+      "organization",
+    );
+    const limit = Error.stackTraceLimit;
+    // A plain dynamic resource with as many properties pays four formatted traces per property.
+    const plain = tracesFormatted(() => {
+      class Plain extends pulumi.dynamic.Resource {}
+      new Plain({ create: async () => ({ id: "plain" }) }, "plain", { a: 1, b: 2, c: 3, d: 4, e: 5, f: 6 });
+    });
+    expect(plain).toBeGreaterThan(20);
+    const ours = tracesFormatted(() => {
+      for (let i = 0; i < 5; i++) {
+        const agent = new Agent(`agent-${i}`, {
+          name: `Agent ${i}`,
+          systemPrompt: "## Agent Purpose\nHelp.",
+        });
+        new AgentVersion(`agent-${i}-live`, { agent, label: "v1" });
+        new Widget(`agent-${i}-widget`, { agentId: agent.agentId });
+        new KnowledgeBase(`kb-${i}`, { name: `KB ${i}` });
+        new AnalysisGroup(`group-${i}`, { name: `Group ${i}` });
+      }
+    });
+    // 25 resources: each formats its source position once (plus the first serialization's own).
+    expect(ours).toBeLessThanOrEqual(2 * 25);
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+
+  test("an error thrown while registering keeps a stack that names the caller", async () => {
+    const limit = Error.stackTraceLimit;
+    let thrown: unknown;
+    try {
+      new Agent("", { name: "nameless" });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    expect((thrown as Error).message).toMatch(/name/i);
+    expect((thrown as Error).stack).toContain("program.test.ts");
+    expect(Error.stackTraceLimit).toBe(limit);
+  });
+});

@@ -3,10 +3,9 @@
  * This file is the program side (the resource class and its inputs); the provider side is in
  * `provider.ts`, its rules in `rules.ts`, and the comparison of configurations in `projection.ts`.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { withProvider } from "../../provider/providerResource";
-import { dynamicProvider } from "../../provider/shim";
+import type * as pulumi from "@pulumi/pulumi";
 import { createMarker } from "../createMarker";
+import { ServiceResource } from "../serviceResource";
 
 type In<T> = pulumi.Input<T>;
 
@@ -244,7 +243,7 @@ const AGENT_OUTPUTS = [
  * A voice agent. Its configuration is the working draft in the service; pair it with an
  * {@link AgentVersion} to publish that draft and put it live.
  */
-export class Agent extends pulumi.dynamic.Resource {
+export class Agent extends ServiceResource {
   /** The agent's id in the service, stable across versions. */
   declare readonly agentId: pulumi.Output<string>;
   /** The version number holding the working configuration (the open draft, or the version it would branch from). */
@@ -276,7 +275,8 @@ export class Agent extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: AgentArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicProvider("agent"),
+      "agent",
+      "Agent",
       name,
       {
         ...args,
@@ -285,9 +285,7 @@ export class Agent extends pulumi.dynamic.Resource {
         // (docs/performance.md): `agentId` is not one, it is the id (below).
         ...Object.fromEntries(AGENT_OUTPUTS.filter((k) => k !== "agentId").map((k) => [k, undefined])),
       },
-      withProvider(opts),
-      "voice-agent",
-      "Agent",
+      opts,
     );
     // The agent id is the resource id. Unlike an output, the id of an existing resource stays
     // known during a preview, so resources built on `agentId` (versions, widgets) are not shown

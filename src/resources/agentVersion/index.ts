@@ -19,9 +19,8 @@
  * to reuse (shared with `voice-agent-diff --resolve`) is `reuse.ts`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { withProvider } from "../../provider/providerResource";
-import { dynamicProvider } from "../../provider/shim";
 import type { Agent } from "../agent";
+import { ServiceResource } from "../serviceResource";
 
 type In<T> = pulumi.Input<T>;
 
@@ -43,7 +42,7 @@ export interface AgentVersionArgs {
 }
 
 /** A published version of an agent, and whether it is live. */
-export class AgentVersion extends pulumi.dynamic.Resource {
+export class AgentVersion extends ServiceResource {
   /** The agent's id. */
   declare readonly agentId: pulumi.Output<string>;
   /** The published version number. */
@@ -67,7 +66,8 @@ export class AgentVersion extends pulumi.dynamic.Resource {
     // to the provider, which refuses them by name at preview instead of dropping them.
     const { agent: _agent, label: _label, notes: _notes, live: _live, version: _version, ...unknown } = args;
     super(
-      dynamicProvider("agentVersion"),
+      "agentVersion",
+      "AgentVersion",
       name,
       {
         ...unknown,
@@ -99,9 +99,7 @@ export class AgentVersion extends pulumi.dynamic.Resource {
         activation: undefined,
         blockedReasons: undefined,
       },
-      withProvider({ ...opts, dependsOn: opts?.dependsOn ?? args.agent }),
-      "voice-agent",
-      "AgentVersion",
+      { ...opts, dependsOn: opts?.dependsOn ?? args.agent },
     );
     // A version that became blocked (a model retired, a voice withdrawn, a knowledge base deleted)
     // is flagged at preview, from the state as last read (`pulumi preview --refresh` reads it anew).

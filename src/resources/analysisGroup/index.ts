@@ -18,10 +18,9 @@
  *
  * This file is the program side; the provider side is `provider.ts`.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { withProvider } from "../../provider/providerResource";
-import { dynamicProvider } from "../../provider/shim";
+import type * as pulumi from "@pulumi/pulumi";
 import { createMarker } from "../createMarker";
+import { ServiceResource } from "../serviceResource";
 
 type In<T> = pulumi.Input<T>;
 
@@ -59,7 +58,7 @@ export interface AnalysisGroupArgs {
 }
 
 /** A custom-analysis group. Attach it to agents with `analysisGroupIds: [group.id]`. */
-export class AnalysisGroup extends pulumi.dynamic.Resource {
+export class AnalysisGroup extends ServiceResource {
   /** The group's id (also the resource's `id`). */
   declare readonly groupId: pulumi.Output<string>;
   /** Item ids by item name: stable while an item keeps its name. */
@@ -70,7 +69,8 @@ export class AnalysisGroup extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: AnalysisGroupArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicProvider("analysisGroup"),
+      "analysisGroup",
+      "AnalysisGroup",
       name,
       {
         ...args,
@@ -78,9 +78,7 @@ export class AnalysisGroup extends pulumi.dynamic.Resource {
         groupId: undefined,
         itemIds: undefined,
       },
-      withProvider(opts),
-      "voice-agent",
-      "AnalysisGroup",
+      opts,
     );
   }
 }

@@ -20,10 +20,9 @@
  *
  * This file is the program side; the provider side is `provider.ts`.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { withProvider } from "../../provider/providerResource";
-import { dynamicProvider } from "../../provider/shim";
+import type * as pulumi from "@pulumi/pulumi";
 import { createMarker } from "../createMarker";
+import { ServiceResource } from "../serviceResource";
 
 type In<T> = pulumi.Input<T>;
 
@@ -99,7 +98,7 @@ export interface KnowledgeBaseDocumentStatus {
 }
 
 /** A knowledge base. Attach it to agents with `knowledgeBaseIds: [kb.id]`. */
-export class KnowledgeBase extends pulumi.dynamic.Resource {
+export class KnowledgeBase extends ServiceResource {
   /** The knowledge base's id (also the resource's `id`). */
   declare readonly knowledgeBaseId: pulumi.Output<string>;
   /** Always `non_deterministic`. */
@@ -111,7 +110,8 @@ export class KnowledgeBase extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: KnowledgeBaseArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      dynamicProvider("knowledgeBase"),
+      "knowledgeBase",
+      "KnowledgeBase",
       name,
       {
         ...args,
@@ -120,9 +120,7 @@ export class KnowledgeBase extends pulumi.dynamic.Resource {
         kbType: undefined,
         documentStatuses: undefined,
       },
-      withProvider(opts),
-      "voice-agent",
-      "KnowledgeBase",
+      opts,
     );
   }
 }

@@ -23,9 +23,8 @@
  *
  * This file is the program side; the provider side is `provider.ts`.
  */
-import * as pulumi from "@pulumi/pulumi";
-import { withProvider } from "../../provider/providerResource";
-import { dynamicProvider } from "../../provider/shim";
+import type * as pulumi from "@pulumi/pulumi";
+import { ServiceResource } from "../serviceResource";
 
 type In<T> = pulumi.Input<T>;
 
@@ -122,7 +121,7 @@ export interface WidgetArgs {
  * The embeddable widget of an agent (one per agent). Creating it adopts the agent's widget;
  * destroying it pauses the widget. `publicKey` is a Pulumi secret.
  */
-export class Widget extends pulumi.dynamic.Resource {
+export class Widget extends ServiceResource {
   /** The widget's id in the service. */
   declare readonly widgetId: pulumi.Output<string>;
   /** The agent's id. */
@@ -141,9 +140,9 @@ export class Widget extends pulumi.dynamic.Resource {
   declare readonly status: pulumi.Output<"active" | "paused">;
 
   constructor(name: string, args: WidgetArgs, opts?: pulumi.CustomResourceOptions) {
-    const options = withProvider(opts);
     super(
-      dynamicProvider("widget"),
+      "widget",
+      "Widget",
       name,
       {
         ...args,
@@ -153,11 +152,9 @@ export class Widget extends pulumi.dynamic.Resource {
         keyRotatedAt: undefined,
       },
       {
-        ...options,
-        additionalSecretOutputs: [...new Set([...(options.additionalSecretOutputs ?? []), "publicKey"])],
+        ...opts,
+        additionalSecretOutputs: [...new Set([...(opts?.additionalSecretOutputs ?? []), "publicKey"])],
       },
-      "voice-agent",
-      "Widget",
     );
   }
 }
