@@ -5,6 +5,7 @@
  * And registering a resource formats no stack trace per property (src/resources/serviceResource.ts).
  */
 import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, test } from "vitest";
@@ -63,10 +64,10 @@ describe("registering a resource", () => {
       "organization",
     );
     const limit = Error.stackTraceLimit;
-    // A plain dynamic resource with as many properties pays four formatted traces per property.
+    // A plain resource with a handful of properties pays four formatted traces per property.
     const plain = tracesFormatted(() => {
-      class Plain extends pulumi.dynamic.Resource {}
-      new Plain({ create: async () => ({ id: "plain" }) }, "plain", { a: 1, b: 2, c: 3, d: 4, e: 5, f: 6 });
+      class Plain extends pulumi.CustomResource {}
+      new Plain("test:index:Plain", "plain", { a: 1, b: 2, c: 3, d: 4, e: 5, f: 6 });
     });
     expect(plain).toBeGreaterThan(20);
     const ours = tracesFormatted(() => {
@@ -98,5 +99,75 @@ describe("registering a resource", () => {
     expect((thrown as Error).message).toMatch(/name/i);
     expect((thrown as Error).stack).toContain("program.test.ts");
     expect(Error.stackTraceLimit).toBe(limit);
+  });
+});
+
+describe("the provider text a resource stores (`__provider`)", () => {
+  test("installed: byte for byte what Pulumi's closure serializer writes, so earlier states do not change", async () => {
+    // The package as a user's project has it: node_modules/pulumi-voice-agent, its exports map included.
+    const base = mkdtempSync(path.join(ROOT, ".tmp", "installed-text-"));
+    try {
+      writeFileSync(path.join(base, "package.json"), JSON.stringify({ name: "project", private: true }));
+      const pkg = path.join(base, "node_modules", "pulumi-voice-agent");
+      mkdirSync(pkg, { recursive: true });
+      cpSync(path.join(ROOT, "package.json"), path.join(pkg, "package.json"));
+      cpSync(path.join(ROOT, "dist"), path.join(pkg, "dist"), { recursive: true });
+      // Its neighbours (@pulumi/pulumi and the rest) linked in; --preserve-symlinks below keeps them there.
+      for (const entry of readdirSync(path.join(ROOT, "node_modules"))) {
+        if (entry.startsWith(".")) continue;
+        symlinkSync(path.join(ROOT, "node_modules", entry), path.join(base, "node_modules", entry));
+      }
+      // In the project's folder, as a program runs: Pulumi names a module by how it resolves from there.
+      const out = execFileSync(
+        process.execPath,
+        [
+          "--preserve-symlinks",
+          "-e",
+          `const pulumi = require("@pulumi/pulumi");
+const { providerText } = require(${JSON.stringify(path.join(pkg, "dist/provider/shim.js"))});
+(async () => {
+  const texts = [];
+  for (const kind of ["agent", "agentVersion", "widget", "knowledgeBase", "analysisGroup"]) {
+    const provider = require("pulumi-voice-agent/provider/" + kind);
+    const serialized = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
+    texts.push({ kind, ours: providerText(kind), pulumi: serialized.text });
+  }
+  console.log(JSON.stringify(texts));
+})();`,
+        ],
+        { cwd: base, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+      );
+      const texts: { kind: string; ours: string; pulumi: string }[] = JSON.parse(out);
+      expect(texts).toHaveLength(5);
+      for (const { kind, ours, pulumi } of texts) {
+        expect(ours).toBe(pulumi);
+        expect(pulumi).toContain(`const provider = require("pulumi-voice-agent/provider/${kind}");`);
+      }
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test("in a checkout: loads the provider of its kind from the project folder, as the provider process does", () => {
+    const project = mkdtempSync(path.join(ROOT, ".tmp", "project-"));
+    try {
+      // What @pulumi/pulumi's dynamic-provider process does with the text, in the project's folder.
+      const out = execFileSync(
+        process.execPath,
+        [
+          "-e",
+          `const { providerText } = require(${JSON.stringify(path.join(ROOT, "dist/provider/shim.js"))});
+const text = providerText("widget");
+const provider = require("require-from-string")(text).handler();
+console.log(JSON.stringify({ text, methods: Object.keys(provider) }));`,
+        ],
+        { cwd: project, encoding: "utf8" },
+      );
+      const { text, methods } = JSON.parse(out);
+      expect(text).toContain('require(require("node:path").resolve("../../dist/provider/kinds/widget.js"))');
+      expect(methods).toEqual(["configure", "check", "diff", "create", "read", "update", "delete"]);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });

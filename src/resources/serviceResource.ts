@@ -1,25 +1,29 @@
 /**
- * The base of the five resources: a dynamic resource of this package's provider for `kind`, under
- * the `voice-agent` module, registered without the per-property stack traces of Pulumi's runtime.
+ * The base of the five resources: a dynamic resource (`pulumi-nodejs:dynamic/voice-agent:<Type>`,
+ * as `pulumi.dynamic.Resource` registers it) whose provider is this package's provider for `kind`,
+ * registered without two costs of Pulumi's runtime that every preview and `up` paid per resource:
  *
- * Why: `@pulumi/pulumi` records `new Error().stack` for each of the four promises it makes per
- * registered property (`runtime/debuggable.js`, read only to describe a leaked promise when a
- * program exits with work pending). In a TypeScript program, ts-node's source-map support formats
- * every such trace, frame by frame: about 1 ms per property, the largest cost of a no-op `up` or a
- * preview in the program process (docs/performance.md, "Profiled"). The registration is
- * synchronous, so lowering `Error.stackTraceLimit` for its duration (as Pulumi itself raises it to
- * record a resource's source position, which it still does here: it sets its own limit for that)
- * removes the cost for these resources and nothing else. What is lost: the stack of a leaked
- * property promise, whose message still names the resource and the property.
+ * - The closure serializer, which `pulumi.dynamic.Resource` runs to turn the provider object into
+ *   the `__provider` text: about 0.5 s per program run (TypeScript's parser and every Node.js
+ *   built-in loaded). The text is known in advance (`providerText`).
+ * - Stack traces: `@pulumi/pulumi` records `new Error().stack` for each of the four promises it
+ *   makes per registered property (`runtime/debuggable.js`, read only to describe a leaked promise
+ *   when a program exits with work pending). In a TypeScript program, ts-node's source-map support
+ *   formats every such trace, frame by frame: about 1 ms per property, the largest cost of a no-op
+ *   `up` or a preview in the program process (docs/performance.md, "Profiled"). The registration is
+ *   synchronous, so lowering `Error.stackTraceLimit` for its duration (as Pulumi itself raises it to
+ *   record a resource's source position, which it still does here: it sets its own limit for
+ *   that) removes the cost for these resources and nothing else. What is lost: the stack of a
+ *   leaked property promise, whose message still names the resource and the property.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { withProvider } from "../provider/providerResource";
-import { dynamicProvider, type ResourceKind } from "../provider/shim";
+import { providerText, type ResourceKind } from "../provider/shim";
 
 /** The type names of the five resources, `voice-agent:<Type>`. */
 type ResourceType = "Agent" | "AgentVersion" | "Widget" | "KnowledgeBase" | "AnalysisGroup";
 
-export abstract class ServiceResource extends pulumi.dynamic.Resource {
+export abstract class ServiceResource extends pulumi.CustomResource {
   protected constructor(
     kind: ResourceKind,
     type: ResourceType,
@@ -30,7 +34,12 @@ export abstract class ServiceResource extends pulumi.dynamic.Resource {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
-      super(dynamicProvider(kind), name, props, withProvider(opts), "voice-agent", type);
+      super(
+        `pulumi-nodejs:dynamic/voice-agent:${type}`,
+        name,
+        { ...props, __provider: providerText(kind) },
+        withProvider(opts),
+      );
     } catch (err) {
       // Thrown while traces were off: give the error the trace of this call, the user's line included.
       Error.stackTraceLimit = limit;
