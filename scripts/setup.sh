@@ -48,7 +48,7 @@ build_pulumi() {
     go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
     go build -trimpath -ldflags "$ldflags" -o "$tmp/bin/pulumi-language-nodejs" ./langhost
   )
-  cp toolchain/pulumi-resource-pulumi-nodejs toolchain/lazy-closure.js "$tmp/bin/"
+  cp toolchain/pulumi-resource-pulumi-nodejs toolchain/lazy-sdk.js "$tmp/bin/"
   "$tmp/bin/pulumi" version >/dev/null
   rm -rf "$PVA_PULUMI_DIR" && mv "$tmp" "$PVA_PULUMI_DIR"
 }
@@ -83,7 +83,7 @@ if [ "$(cat "$PVA_PULUMI_DIR/bin/.langhost-hash" 2>/dev/null)" != "$langhost_has
 fi
 # The dynamic-provider plugin and the preload both Node.js processes get are kept in the repo:
 # refresh them when they changed.
-for file in pulumi-resource-pulumi-nodejs lazy-closure.js; do
+for file in pulumi-resource-pulumi-nodejs lazy-sdk.js; do
   cmp -s "toolchain/$file" "$PVA_PULUMI_DIR/bin/$file" || cp "toolchain/$file" "$PVA_PULUMI_DIR/bin/"
 done
 log "$(pulumi version) at $PVA_PULUMI_DIR/bin"

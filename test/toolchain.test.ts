@@ -18,7 +18,7 @@ describe("toolchain", () => {
   });
 
   test("the language host and the dynamic-provider plugin sit beside the CLI", () => {
-    for (const bin of ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"]) {
+    for (const bin of ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs", "lazy-sdk.js"]) {
       expect(existsSync(path.join(toolchainBin(), bin))).toBe(true);
     }
   });
@@ -31,4 +31,55 @@ describe("toolchain", () => {
     expect(gomod).toContain(`github.com/pulumi/pulumi/pkg/v3 v${version}`);
     expect(gomod).toContain(`github.com/pulumi/pulumi/sdk/v3 v${version}`);
   });
+});
+
+describe("lazy-sdk.js: the SDK's rarely used modules load on first use", () => {
+  /** Runs `code` in a Node.js process of this repository, with or without the preload; its JSON output. */
+  function run(code: string, preload: boolean): Record<string, unknown> {
+    const out = execFileSync(
+      process.execPath,
+      [...(preload ? ["--require", path.join(REPO_ROOT, "toolchain/lazy-sdk.js")] : []), "-e", code],
+      { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    );
+    return JSON.parse(out.trim().split("\n").pop() as string);
+  }
+  const loaded = `const loaded = (part) => Object.keys(require.cache).some((f) => f.includes(part));`;
+
+  test("a program's and a provider's start load neither the closure serializer nor OpenTelemetry's SDK", () => {
+    const code = `${loaded}
+require("@pulumi/pulumi");
+require("@pulumi/pulumi/cmd/run/tracing");
+console.log(JSON.stringify({
+  closure: loaded("runtime/closure/serializeClosure"),
+  typescript: loaded("node_modules/typescript/"),
+  otel: loaded("@opentelemetry/sdk-trace-node"),
+}));`;
+    expect(run(code, false)).toEqual({ closure: true, typescript: true, otel: true });
+    expect(run(code, true)).toEqual({ closure: false, typescript: false, otel: false });
+  });
+
+  test("what they provide works as before: serializing a function, starting and stopping tracing", () => {
+    const code = `${loaded}
+const pulumi = require("@pulumi/pulumi");
+const tracing = require("@pulumi/pulumi/cmd/run/tracing");
+(async () => {
+  const answer = 42;
+  const serialized = await pulumi.runtime.serializeFunction(() => answer);
+  const handler = require("require-from-string")(serialized.text).handler;
+  tracing.start("http://127.0.0.1:9/api/v2/spans");
+  const span = tracing.newSpan("lazy-sdk-test");
+  const recording = span.isRecording();
+  span.end();
+  tracing.stop();
+  console.log(JSON.stringify({
+    result: handler(),
+    paths: typeof (await pulumi.runtime.computeCodePaths()).size,
+    recording,
+    otel: loaded("@opentelemetry/sdk-trace-node"),
+  }));
+})();`;
+    const expected = { result: 42, paths: "number", recording: true, otel: true };
+    expect(run(code, false)).toEqual(expected);
+    expect(run(code, true)).toEqual(expected);
+  }, 60_000);
 });

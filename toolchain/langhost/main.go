@@ -211,7 +211,7 @@ func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.Run
 	}
 	env = append(env, fmt.Sprintf("PULUMI_NODEJS_TYPESCRIPT=%t", typescript))
 	env = withCompileCache(env)
-	args = withLazyClosure(args)
+	args = withLazySDK(args)
 
 	cmd := exec.Command("node", args...)
 	cmd.Stdout = os.Stdout
@@ -253,16 +253,16 @@ func withCompileCache(env []string) []string {
 	return append(env, "NODE_COMPILE_CACHE="+filepath.Join(os.TempDir(), "node-compile-cache"))
 }
 
-// withLazyClosure preloads lazy-closure.js (kept next to this binary) into the program:
-// @pulumi/pulumi's runtime loads its closure serializer and code-path walker on every start (about
-// 0.3 s with the compile cache, 0.6 s without), which a program needs only when it serializes a
-// function; the preload loads them on first use instead. Without the file, node runs as before.
-func withLazyClosure(args []string) []string {
+// withLazySDK preloads lazy-sdk.js (kept next to this binary) into the program: @pulumi/pulumi loads
+// its closure serializer and OpenTelemetry's SDK on every start (about 0.75 s without the compile
+// cache), which a program needs only when it serializes a function or traces; the preload loads
+// them on first use instead. Without the file, node runs as before.
+func withLazySDK(args []string) []string {
 	self, err := os.Executable()
 	if err != nil {
 		return args
 	}
-	preload := filepath.Join(filepath.Dir(self), "lazy-closure.js")
+	preload := filepath.Join(filepath.Dir(self), "lazy-sdk.js")
 	if _, err := os.Stat(preload); err != nil {
 		return args
 	}

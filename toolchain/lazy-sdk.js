@@ -1,0 +1,63 @@
+// Preloaded (`node --require`) by our language host into the program and by the dynamic-provider
+// plugin into the provider process. @pulumi/pulumi loads on every start modules that most runs never
+// call, for functions and classes it binds at load time:
+//
+// - runtime/index.js: the closure serializer and the code-path walker (TypeScript's parser, npm's
+//   arborist), about 0.55 s, for `serializeFunction`, `serializeFunctionAsync`, `computeCodePaths`:
+//   a provider process never calls them, a program only when it serializes a function.
+// - cmd/run/tracing.js (the program only): OpenTelemetry's SDK, exporter and gRPC instrumentation,
+//   about 0.2 s, used only when tracing is on (`pulumi --tracing`).
+//
+// Each of those requires, from exactly that module, returns stand-ins instead: for every name the
+// module takes, a function that loads the real module at its first call (or `new`) and forwards it,
+// with the same arguments and results. Nothing else is touched.
+"use strict";
+const Module = require("node:module");
+const path = require("node:path");
+
+const SDK = path.join("node_modules", "@pulumi", "pulumi");
+const LAZY = new Map([
+  [path.join(SDK, "runtime", "index.js"), new Set(["./closure/serializeClosure", "./closure/codePaths"])],
+  [
+    path.join(SDK, "cmd", "run", "tracing.js"),
+    new Set([
+      "@opentelemetry/resources",
+      "@opentelemetry/sdk-trace-base",
+      "@opentelemetry/exporter-zipkin",
+      "@opentelemetry/instrumentation-grpc",
+      "@opentelemetry/sdk-trace-node",
+      "@opentelemetry/instrumentation",
+    ]),
+  ],
+]);
+const load = Module._load;
+
+function lazy(request, parent) {
+  for (const [file, requests] of LAZY) {
+    if (requests.has(request) && parent?.filename?.endsWith(file)) return true;
+  }
+  return false;
+}
+
+Module._load = function (request, parent, isMain) {
+  if (!lazy(request, parent)) return load.apply(this, arguments);
+  let real;
+  const actual = () => {
+    real ??= load.call(Module, request, parent, false);
+    return real;
+  };
+  return new Proxy(
+    {},
+    {
+      get(_target, key) {
+        if (real) return real[key];
+        // What the module takes is a function or a class: a stand-in that loads the real one when
+        // called or constructed.
+        return function (...args) {
+          const target = actual()[key];
+          return new.target ? Reflect.construct(target, args) : target.apply(this, args);
+        };
+      },
+    },
+  );
+};
