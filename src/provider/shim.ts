@@ -50,6 +50,9 @@ export function providerText(kind: ResourceKind): string {
  * loads through {@link providerText}): methods that delegate to the resource's handler.
  */
 export function makeProvider(kind: ResourceKind): pulumi.dynamic.ResourceProvider {
+  // The handlers load at the first call, not with this object: loading them starts the provider
+  // process's machinery (the engine watch of lifetime.ts), which a process that only requires the
+  // object (a program, Pulumi's serializer comparing texts) must not get.
   const load = (): typeof import("./handlers") => require("./handlers");
   return {
     configure: (req) => load().configure(req),
