@@ -1,6 +1,12 @@
 /** Fault injection for `/v1` routes, deterministic from a seed. */
 import { z } from "zod";
 
+/** One write to hold: its method, and a regular expression its path must match. */
+const HoldRule = z.strictObject({
+  method: z.enum(["POST", "PUT", "PATCH", "DELETE"]),
+  path: z.string().min(1),
+});
+
 /** `PUT /_emulator/faults` body (missing members are 0). */
 export const FaultConfig = z.strictObject({
   error_rate: z.number().min(0).max(1).default(0),
@@ -11,11 +17,10 @@ export const FaultConfig = z.strictObject({
    * The next successful write whose method is `method` and whose path matches `path` (a regular
    * expression, anchored at both ends) is committed, then its answer is held until the client
    * goes away: a deterministic "killed after the service committed, before the caller heard" point.
-   * Once only: the configuration is cleared when it fires.
+   * Once only: the rule is cleared when it fires. A list holds one write per rule (each fires once,
+   * the first matching rule first): several such points in flight at once.
    */
-  hold_after_commit: z
-    .strictObject({ method: z.enum(["POST", "PUT", "PATCH", "DELETE"]), path: z.string().min(1) })
-    .optional(),
+  hold_after_commit: z.union([HoldRule, z.array(HoldRule).min(1).max(20)]).optional(),
   seed: z.int().default(0),
 });
 export type FaultConfig = z.infer<typeof FaultConfig>;
@@ -63,12 +68,17 @@ export class Faults {
   }
 
   /**
-   * Whether the answer to this committed write is held (`hold_after_commit`); the hold fires once.
+   * Whether the answer to this committed write is held (`hold_after_commit`): the first rule that
+   * matches fires, and is removed.
    */
   holds(method: string, path: string): boolean {
     const hold = this.config.hold_after_commit;
-    if (!hold || hold.method !== method || !new RegExp(`^(?:${hold.path})$`).test(path)) return false;
-    this.config = { ...this.config, hold_after_commit: undefined };
+    if (!hold) return false;
+    const rules = Array.isArray(hold) ? hold : [hold];
+    const at = rules.findIndex((r) => r.method === method && new RegExp(`^(?:${r.path})$`).test(path));
+    if (at < 0) return false;
+    const left = rules.filter((_, i) => i !== at);
+    this.config = { ...this.config, hold_after_commit: left.length > 0 ? left : undefined };
     return true;
   }
 

@@ -343,6 +343,46 @@ describe("faults and the request log", () => {
     await setFaults(api.emu, {});
   });
 
+  it("hold_after_commit with a list: one write held per rule, each rule once, the others answered", async () => {
+    await clearRequestLog(api.emu);
+    await setFaults(api.emu, {
+      hold_after_commit: [
+        { method: "POST", path: "/v1/agents" },
+        { method: "PATCH", path: "/v1/agents/[^/]+" },
+        { method: "POST", path: "/v1/agents" },
+      ],
+    });
+    const send = (method: string, path: string, body: unknown) =>
+      fetch(`${api.emu.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${api.key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(700),
+      });
+    await expect(send("POST", "/v1/agents", { name: "Held one" })).rejects.toThrow();
+    // The PATCH rule waits for a PATCH: a read is answered, and the first rule has gone.
+    expect((await controlCall(api.emu, "GET", "/_emulator/faults")).body.hold_after_commit).toEqual([
+      { method: "PATCH", path: "/v1/agents/[^/]+" },
+      { method: "POST", path: "/v1/agents" },
+    ]);
+    const list = await api.get("/v1/agents?limit=100");
+    const heldOne = list.body.data.find((a: any) => a.name === "Held one");
+    expect(heldOne).toBeDefined();
+    await expect(send("POST", "/v1/agents", { name: "Held two" })).rejects.toThrow();
+    await expect(send("PATCH", `/v1/agents/${heldOne.id}`, { name: "Held patch" })).rejects.toThrow();
+    expect((await api.get(`/v1/agents/${heldOne.id}`)).body.name).toBe("Held patch");
+    // Every rule fired: the next create is answered, and nothing is held any more.
+    expect((await api.post("/v1/agents", { name: "Answered" })).status).toBe(201);
+    expect((await controlCall(api.emu, "GET", "/_emulator/faults")).body.hold_after_commit).toBeUndefined();
+    const log: any[] = await requestLog(api.emu);
+    expect(log.filter((r) => r.dropped === "held").map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /v1/agents",
+      "POST /v1/agents",
+      `PATCH /v1/agents/${heldOne.id}`,
+    ]);
+    await setFaults(api.emu, {});
+  });
+
   it("logs /v1 requests with status, request id and workspace; DELETE clears", async () => {
     await clearRequestLog(api.emu);
     const ok = await api.get("/v1/agents?limit=5");

@@ -6,11 +6,11 @@
  * is live, `preview --expect-no-changes` and `refresh --expect-no-changes` pass, and no process of
  * the killed run is left.
  *
- * 1. Deterministic kill points: the emulator's `hold_after_commit` fault commits one write and
- *    never answers it, and the test kills the CLI then, in the window where the service holds the
- *    write and Pulumi never heard of it: the create of a knowledge base (with documents), of an
- *    analysis group and of an agent; an agent's patch, a version's publish, its activation, and the
- *    widget's write.
+ * 1. Deterministic kill points: the emulator's `hold_after_commit` fault commits writes and never
+ *    answers them, and the test kills the CLI then, in the window where the service holds the
+ *    writes and Pulumi never heard of them: the creates of a knowledge base (with documents), of an
+ *    analysis group and of an agent, in flight together; an agent's patch, a version's publish and
+ *    an activation, in flight together; the widget's write.
  * 2. A seeded random loop: a 10-agent deploy killed after a random number of writes, round after
  *    round (`VOICE_AGENT_KILL_ROUNDS`, default 4).
  */
@@ -86,9 +86,9 @@ async function killWhen(
   return res.stdout + res.stderr;
 }
 
-/** Whether the emulator holds the answer to a committed write since log entry `from` (`hold_after_commit` fired). */
-async function heldSince(from: number): Promise<boolean> {
-  return (await requestLog(emu)).slice(from).some((r) => r.dropped === "held");
+/** Whether the emulator holds the answers to `count` committed writes since log entry `from` (`hold_after_commit` fired). */
+async function heldSince(from: number, count: number): Promise<boolean> {
+  return (await requestLog(emu)).slice(from).filter((r) => r.dropped === "held").length >= count;
 }
 
 /** Recovery, then: nothing pending, no warning, no change left to preview or refresh. */
@@ -205,27 +205,53 @@ export const groupIds = groups.map((g) => g.id);
     expect((await api(emu, "GET", `/v1/agents/${agent0?.id}/widget`)).theme.title).toBe(s.title);
   }
 
-  test("SIGKILL at seven commit points: cancel, refresh, up converge with nothing duplicated or lost", async () => {
+  test("SIGKILL with seven kinds of write committed and unanswered: cancel, refresh, up converge with nothing duplicated or lost", async () => {
     let stage: Stage = { agents: 2, groups: 1, prompt: "orders", title: "Hi" };
     const p = await newProject(emu, program(stage), { ratePerMinute: 6000 });
     const outputs: string[] = [];
-    const points: [string, Partial<Stage>, { method: "POST" | "PUT" | "PATCH"; path: string }][] = [
-      ["knowledge base create", {}, { method: "POST", path: "/v1/knowledge-bases" }],
-      ["analysis group create", { groups: 2 }, { method: "POST", path: "/v1/custom-analysis/groups" }],
-      ["agent create", { agents: 3 }, { method: "POST", path: "/v1/agents" }],
-      ["agent patch", { prompt: "returns" }, { method: "PATCH", path: "/v1/agents/[^/]+" }],
-      ["publish", { prompt: "refunds" }, { method: "POST", path: "/v1/agents/[^/]+/versions/\\d+/publish" }],
-      ["activation", { prompt: "exchanges" }, { method: "POST", path: "/v1/agents/[^/]+/activations" }],
-      ["widget write", { title: "Hello" }, { method: "PATCH", path: "/v1/agents/[^/]+/widget" }],
+    type Hold = { method: "POST" | "PUT" | "PATCH"; path: string };
+    const kills: [string, Partial<Stage>, "cli" | "group", Hold[]][] = [
+      // The first deploy: the knowledge base, an analysis group and agent 1 (the agent that waits
+      // for nothing) are created at once; the whole process group is killed with the three creates
+      // committed and unanswered (agent 0 waits for both ids, so it never starts).
+      [
+        "creates of a knowledge base, an analysis group and an agent",
+        {},
+        "group",
+        [
+          { method: "POST", path: "/v1/knowledge-bases" },
+          { method: "POST", path: "/v1/custom-analysis/groups" },
+          { method: "POST", path: "/v1/agents" },
+        ],
+      ],
+      // An update: two agents get a new prompt, a third agent and a second group are new. Each agent
+      // stops at the first of these writes no other agent has reached before it: one agent's patch,
+      // another's publish and a third's activation are committed and unanswered when the CLI is killed.
+      [
+        "an agent's patch, a publish and an activation",
+        { agents: 3, groups: 2, prompt: "returns" },
+        "cli",
+        [
+          { method: "PATCH", path: "/v1/agents/[^/]+" },
+          { method: "POST", path: "/v1/agents/[^/]+/versions/\\d+/publish" },
+          { method: "POST", path: "/v1/agents/[^/]+/activations" },
+        ],
+      ],
+      [
+        "the widget's write",
+        { title: "Hello" },
+        "cli",
+        [{ method: "PATCH", path: "/v1/agents/[^/]+/widget" }],
+      ],
     ];
     try {
-      for (const [what, change, hold] of points) {
+      for (const [what, change, how, holds] of kills) {
         const t0 = performance.now();
         stage = { ...stage, ...change };
         p.setProgram(program(stage));
-        await setFaults(emu, { hold_after_commit: hold });
+        await setFaults(emu, { hold_after_commit: holds });
         const from = (await requestLog(emu)).length;
-        const killed = await killWhen(p, () => heldSince(from), what === "agent create" ? "group" : "cli");
+        const killed = await killWhen(p, () => heldSince(from, holds.length), how);
         expect(killed, `the up ended before the ${what}`).toBeDefined();
         outputs.push(killed ?? "");
         await setFaults(emu, {});
