@@ -1,6 +1,7 @@
 /**
  * Every example under examples/ through the real Pulumi CLI against the emulator: up, no-change
- * preview and refresh, the example's own walkthrough, destroy.
+ * preview and refresh, the example's own walkthrough; destroy where the example shows what it
+ * leaves behind (an agent off air, a widget paused).
  *
  * With RECORD_PREVIEWS=1 the `pulumi preview --json` documents of these runs are written to
  * test/fixtures/previews/, where the pull-request report's tests read them.
@@ -75,7 +76,7 @@ describe("examples", () => {
       );
       await record(dev, "support-agent-prompt-change");
 
-      for (const stack of [dev, prod]) await stack.destroy();
+      await dev.destroy();
       expect((await api(`/v1/agents/${devAgent.id}`)).live_version).toBeNull();
     } finally {
       dev.cleanup();
@@ -88,8 +89,8 @@ describe("examples", () => {
       stack: "dev",
       passphrase: "local-example",
       config: { "voice-agent:baseUrl": emu.url, ...config },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
     });
-    await p.pulumi(["config", "set", "--secret", "voice-agent:apiKey", DEFAULT_API_KEY]);
     return p;
   }
 
@@ -128,7 +129,6 @@ describe("examples", () => {
       const agent = await api(`/v1/agents/${out.agentId}?version=live`);
       expect(agent.voice.voice_id).toBe(out.chosenVoice);
       expect(agent.model.model).toBe(out.chosenModel);
-      await p.destroy();
     } finally {
       p.cleanup();
     }
@@ -139,8 +139,8 @@ describe("examples", () => {
       stack: "dev",
       passphrase: "local-example",
       config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
     });
-    await p.pulumi(["config", "set", "--secret", "voice-agent:apiKey", DEFAULT_API_KEY]);
     try {
       const prompt = path.join(p.dir, "prompt.md");
       const original = readFileSync(prompt, "utf8");
@@ -186,7 +186,6 @@ describe("examples", () => {
       // Removing the program's resources: the preview shows the deletions.
       p.setProgram("export {};\n");
       await record(p, "rollback-delete");
-      await p.destroy();
     } finally {
       p.cleanup();
     }

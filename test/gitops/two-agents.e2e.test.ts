@@ -125,7 +125,6 @@ describe("voice-agent-diff on a stack with two agents", () => {
         betaVersion: 2,
         betaOrigin: "published",
       });
-      await p.destroy();
     } finally {
       p.cleanup();
     }

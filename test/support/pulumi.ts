@@ -9,6 +9,7 @@
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
+  appendFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -23,6 +24,7 @@ import {
 import { homedir } from "node:os";
 import * as path from "node:path";
 import * as ts from "typescript";
+import { expect } from "vitest";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
@@ -222,17 +224,24 @@ export class PulumiProject {
 
   /**
    * A copy of an example project, its Pulumi.<stack>.yaml files included (their encrypted secrets
-   * decrypt with the example's passphrase), on stack `stack`, with `config` set on top. With
+   * decrypt with the example's passphrase), on stack `stack`, with `config` and `secrets` set on top
+   * (one launch). With
    * `installed`, the copy lives where the packed package is installed, as in a user's project.
    */
   static async fromDirectory(
     source: string,
-    opts: { stack: string; passphrase: string; config?: Record<string, string>; installed?: boolean },
+    opts: {
+      stack: string;
+      passphrase: string;
+      config?: Record<string, string>;
+      secrets?: Record<string, string>;
+      installed?: boolean;
+    },
   ): Promise<PulumiProject> {
     const dir = PulumiProject.newDir(opts.installed);
     cpSync(source, dir, { recursive: true, filter: (f) => !f.includes("node_modules") });
     const project = new PulumiProject(dir, PulumiProject.environment(dir, opts.passphrase), opts.stack);
-    await project.initStack(opts.config);
+    await project.initStack(opts.config, opts.secrets);
     return project;
   }
 
@@ -285,6 +294,7 @@ export class PulumiProject {
     opts: { allowFailure?: boolean; env?: Record<string, string>; noStack?: boolean } = {},
   ): Promise<RunResult> {
     this.commands.push(`pulumi ${args.join(" ")}`);
+    const t0 = performance.now();
     return new Promise((resolve, reject) => {
       execFile(
         "pulumi",
@@ -293,6 +303,12 @@ export class PulumiProject {
         (err, stdout, stderr) => {
           const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
           const result = { code, stdout, stderr };
+          if (process.env.PVA_COMMAND_LOG) {
+            appendFileSync(
+              process.env.PVA_COMMAND_LOG,
+              `${JSON.stringify({ file: expect.getState().testPath, test: expect.getState().currentTestName, args: args.slice(0, 3), ms: Math.round(performance.now() - t0) })}\n`,
+            );
+          }
           if (code !== 0 && !opts.allowFailure) {
             reject(new Error(`pulumi ${args.join(" ")} exited ${code}\n${stdout}\n${stderr}`));
           } else {
