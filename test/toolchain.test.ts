@@ -3,7 +3,7 @@
  * language host, and the dynamic-provider plugin, all offline.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import { REPO_ROOT, toolchainBin } from "./support/pulumi";
@@ -81,5 +81,37 @@ const tracing = require("@pulumi/pulumi/cmd/run/tracing");
     const expected = { result: 42, paths: "number", recording: true, otel: true };
     expect(run(code, false)).toEqual(expected);
     expect(run(code, true)).toEqual(expected);
+  }, 60_000);
+
+  test("the runner starts no debugger session; the serializer still names the file of a function it cannot serialize", () => {
+    // A module of the program, loaded after the runner's start and before any serialization.
+    const dir = mkdtempSync(path.join(REPO_ROOT, ".tmp", "lazy-sdk-"));
+    try {
+      writeFileSync(
+        path.join(dir, "program.js"),
+        "function* numbers() { yield 1; }\nconst it = numbers();\nexports.next = () => it.next();\n",
+      );
+      const code = `${loaded}
+const Module = require("node:module");
+const path = require("node:path");
+// What cmd/run/index.js does before the program: wait for runtime/closure/v8Hooks to be ready.
+const runnerFile = require.resolve("@pulumi/pulumi/cmd/run/index.js");
+const runner = new Module(runnerFile, null);
+runner.filename = runnerFile;
+runner.paths = Module._nodeModulePaths(path.dirname(runnerFile));
+(async () => {
+  await runner.require("../../runtime/closure/v8Hooks").isInitializedAsync();
+  const debuggerAtStart = loaded("runtime/closure/v8Hooks.js");
+  const pulumi = require("@pulumi/pulumi");
+  const { next } = require(${JSON.stringify(path.join(dir, "program.js"))});
+  const error = await pulumi.runtime.serializeFunction(next).then(() => "", (e) => e.message);
+  console.log(JSON.stringify({ debuggerAtStart, error: error.split("\\n")[0] }));
+})();`;
+      const error = "Error serializing '() => it.next()': program.js(3,15)";
+      expect(run(code, false)).toEqual({ debuggerAtStart: true, error });
+      expect(run(code, true)).toEqual({ debuggerAtStart: false, error });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -10,10 +10,21 @@
 //
 // Each of those requires, from exactly that module, returns stand-ins instead: for every name the
 // module takes, a function that loads the real module at its first call (or `new`) and forwards it,
-// with the same arguments and results. Nothing else is touched.
+// with the same arguments and results.
+//
+// And one step of the program runner: cmd/run/index.js turns V8's debugger on (an inspector session,
+// `Debugger.enable`, in runtime/closure/v8Hooks.js) before every program, so that the closure
+// serializer can later name the file of a function it cannot serialize. Turning it on hashes every
+// script loaded so far and, from then on, every script compiled (about 0.1 s of each program run).
+// Here the runner's wait for it is a no-op, and the session starts when the serializer first asks
+// for it; as V8 reports every loaded script when the debugger is turned on, which v8Hooks.js would
+// miss (it listens only once `Debugger.enable` has answered), its session keeps those reports and
+// hands them to its listener: the serializer maps the same scripts to the same files. Nothing else
+// is touched.
 "use strict";
 const Module = require("node:module");
 const path = require("node:path");
+const { EventEmitter } = require("node:events");
 
 const SDK = path.join("node_modules", "@pulumi", "pulumi");
 const LAZY = new Map([
@@ -31,6 +42,30 @@ const LAZY = new Map([
   ],
 ]);
 const load = Module._load;
+const RUNNER = path.join(SDK, "cmd", "run", "index.js");
+const HOOKS = path.join(SDK, "runtime", "closure", "v8Hooks.js");
+
+/** node:inspector, with a Session that keeps the scripts V8 reports before anyone listens. */
+function inspectorKeepingScripts() {
+  const inspector = load.call(Module, "node:inspector", null, false);
+  class Session extends inspector.Session {
+    #early = [];
+    constructor() {
+      super();
+      EventEmitter.prototype.addListener.call(this, "Debugger.scriptParsed", (event) => this.#early?.push(event));
+    }
+    addListener(event, listener) {
+      super.addListener(event, listener);
+      if (event === "Debugger.scriptParsed" && this.#early) {
+        const early = this.#early;
+        this.#early = undefined;
+        for (const report of early) listener(report);
+      }
+      return this;
+    }
+  }
+  return { ...inspector, Session };
+}
 
 function lazy(request, parent) {
   for (const [file, requests] of LAZY) {
@@ -40,6 +75,10 @@ function lazy(request, parent) {
 }
 
 Module._load = function (request, parent, isMain) {
+  if (request === "../../runtime/closure/v8Hooks" && parent?.filename?.endsWith(RUNNER)) {
+    return { isInitializedAsync: async () => {} };
+  }
+  if (request === "inspector" && parent?.filename?.endsWith(HOOKS)) return inspectorKeepingScripts();
   if (!lazy(request, parent)) return load.apply(this, arguments);
   let real;
   const actual = () => {
