@@ -11,11 +11,13 @@ const projects: { all: string[]; e2e: string[] } = JSON.parse(
 // that every file which launches `pulumi` is in `e2e`, and only those.
 export default defineConfig({
   test: {
-    // End-to-end tests drive the real Pulumi CLI: give them room, and keep the 2-core machines responsive.
+    // End-to-end tests drive the real Pulumi CLI: give them room. Three files at a time on our 2-core
+    // machines: a file often waits (on a CLI's start, a retry's back-off, the emulator), and a third
+    // keeps both cores busy (npm test 405 s with two, 382 s with three; docs/performance.md).
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: "forks",
-    maxWorkers: 2,
+    maxWorkers: 3,
     reporters: ["default"],
     projects: [
       { extends: true, test: { name: "unit", include: projects.all, exclude: projects.e2e } },

@@ -2,8 +2,8 @@
  * The toolchain setup.sh builds: the real Pulumi CLI at exactly the SDK's version, our Node.js
  * language host, and the dynamic-provider plugin, all offline.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import { REPO_ROOT, toolchainBin } from "./support/pulumi";
@@ -113,5 +113,39 @@ runner.paths = Module._nodeModulePaths(path.dirname(runnerFile));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  test("the dynamic-provider process writes Node's compile cache when the engine ends it (SIGINT), and still ends by that signal", async () => {
+    /** Starts the provider as the plugin script does, waits for its port, ends it as the engine does. */
+    async function startAndEnd(preload: boolean): Promise<{ signal: string | null; cached: number }> {
+      const cache = mkdtempSync(path.join(REPO_ROOT, ".tmp", "compile-cache-"));
+      try {
+        const child = spawn(
+          process.execPath,
+          [
+            ...(preload ? ["--require", path.join(REPO_ROOT, "toolchain/lazy-sdk.js")] : []),
+            path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js"),
+            "127.0.0.1:1",
+          ],
+          { env: { ...process.env, NODE_COMPILE_CACHE: cache }, stdio: ["ignore", "pipe", "inherit"] },
+        );
+        const ended = new Promise<string | null>((resolve) =>
+          child.on("close", (_code, signal) => resolve(signal)),
+        );
+        await new Promise<void>((resolve) => child.stdout?.once("data", () => resolve()));
+        child.kill("SIGINT");
+        const signal = await ended;
+        const cached = readdirSync(cache, { recursive: true, withFileTypes: true }).filter((e) =>
+          e.isFile(),
+        ).length;
+        return { signal, cached };
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
+    }
+    expect(await startAndEnd(false)).toEqual({ signal: "SIGINT", cached: 0 });
+    const { signal, cached } = await startAndEnd(true);
+    expect(signal).toBe("SIGINT");
+    expect(cached).toBeGreaterThan(50);
   }, 60_000);
 });

@@ -100,3 +100,14 @@ Module._load = function (request, parent, isMain) {
     },
   );
 };
+
+// The dynamic-provider process: Node writes its module compile cache (NODE_COMPILE_CACHE, which the
+// plugin script sets) at a normal exit, but the engine ends this process with SIGINT (SIGKILL after
+// 5 s), so it would never be written and every start would compile @pulumi/pulumi, gRPC, zod and
+// the provider anew. On SIGINT: write it, then end by the same signal, as without this handler.
+if (process.argv[1]?.endsWith(path.join("cmd", "dynamic-provider", "index.js")) && Module.getCompileCacheDir?.()) {
+  process.once("SIGINT", () => {
+    Module.flushCompileCache();
+    process.kill(process.pid, "SIGINT");
+  });
+}
