@@ -24,7 +24,6 @@ import {
 import { homedir } from "node:os";
 import * as path from "node:path";
 import * as ts from "typescript";
-import { expect } from "vitest";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
@@ -295,6 +294,7 @@ export class PulumiProject {
   ): Promise<RunResult> {
     this.commands.push(`pulumi ${args.join(" ")}`);
     const t0 = performance.now();
+    const caller = process.env.PVA_COMMAND_LOG ? new Error().stack : undefined;
     return new Promise((resolve, reject) => {
       execFile(
         "pulumi",
@@ -304,10 +304,7 @@ export class PulumiProject {
           const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
           const result = { code, stdout, stderr };
           if (process.env.PVA_COMMAND_LOG) {
-            appendFileSync(
-              process.env.PVA_COMMAND_LOG,
-              `${JSON.stringify({ file: expect.getState().testPath, test: expect.getState().currentTestName, args: args.slice(0, 3), ms: Math.round(performance.now() - t0) })}\n`,
-            );
+            logCommand(process.env.PVA_COMMAND_LOG, caller, args, performance.now() - t0);
           }
           if (code !== 0 && !opts.allowFailure) {
             reject(new Error(`pulumi ${args.join(" ")} exited ${code}\n${stdout}\n${stderr}`));
@@ -394,4 +391,20 @@ export class PulumiProject {
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * With PVA_COMMAND_LOG=<file>, every command a project runs appends a JSON line to that file: the
+ * test file that ran it, the command's first words and its wall time (how docs/performance.md
+ * counts the suite's CLI launches per file).
+ */
+function logCommand(file: string, stack: string | undefined, args: string[], ms: number): void {
+  const frame = stack?.split("\n").find((line) => /\.test\.ts:|\/bench\//.test(line));
+  const from = /((?:\/[^:()\s]+)+):\d+:\d+/.exec(frame ?? "")?.[1];
+  const entry = {
+    file: from ? path.relative(REPO_ROOT, from) : "?",
+    args: args.slice(0, 3),
+    ms: Math.round(ms),
+  };
+  appendFileSync(file, `${JSON.stringify(entry)}\n`);
 }
