@@ -107,7 +107,10 @@ Module._load = function (request, parent, isMain) {
 // the provider anew. On SIGINT: write it, then end by the same signal, as without this handler.
 if (process.argv[1]?.endsWith(path.join("cmd", "dynamic-provider", "index.js")) && Module.getCompileCacheDir?.()) {
   process.once("SIGINT", () => {
-    Module.flushCompileCache();
-    process.kill(process.pid, "SIGINT");
+    try {
+      Module.flushCompileCache();
+    } finally {
+      process.kill(process.pid, "SIGINT");
+    }
   });
 }
