@@ -86,8 +86,8 @@ describe("Agent and AgentVersion through the real engine", () => {
   test("create, publish, change, revert, drift, conflict, label, destroy", async () => {
     const p = await newProject({ prompt: "## Agent Purpose\nHelp customers with orders.", full: true });
     try {
-      // Create and go live: V0 published and live; nothing left to change.
-      await p.upAndSettle();
+      // Create and go live: V0 published and live (the no-change preview and refresh follow below).
+      await p.up();
       let out = await p.outputs();
       const id = out.agentId as string;
       expect(out.liveVersion).toBe(0);
@@ -121,6 +121,7 @@ describe("Agent and AgentVersion through the real engine", () => {
       await p.preview({ expectNoChanges: true });
       await p.up();
       expect(await requestLog(emu)).toEqual([]);
+      await p.refresh({ expectNoChanges: true });
 
       // A prompt change publishes version 1 and puts it live.
       p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with returns.", full: true }));

@@ -227,6 +227,9 @@ describe("a stack with an agent, its widget, two knowledge bases and an analysis
       expect(secondKey.startsWith(out.publicKeyPrefix)).toBe(true);
       expect((await api("GET", `/v1/agents/${agentId}/widget`)).public_key_prefix).toBe(out.publicKeyPrefix);
       await expectKeyOnlyEncrypted(p, secondKey);
+      // The harness decrypts secret outputs itself (test/support/pulumi.ts): as the CLI does.
+      const shownOutputs = await p.pulumi(["stack", "output", "--json", "--show-secrets"]);
+      expect(JSON.parse(shownOutputs.stdout)).toEqual(out);
       const plainOutputs = await p.pulumi(["stack", "output", "--json"]);
       expect(plainOutputs.stdout).not.toContain(secondKey);
       expect(plainOutputs.stdout).toContain(out.publicKeyPrefix);

@@ -7,7 +7,7 @@
  */
 
 import { execFile, execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, pbkdf2Sync, randomBytes } from "node:crypto";
 import {
   appendFileSync,
   cpSync,
@@ -217,7 +217,20 @@ export class PulumiProject {
       language,
     );
     project.setProgram(opts.program);
-    await project.initStack(opts.config, opts.secrets);
+    // The stack's configuration file written here, as `pulumi config set-all` would write it (one
+    // CLI launch fewer per project); `pulumi stack init` then adopts it.
+    const { state, key } = passphraseSalt("e2e-passphrase");
+    const entries = [
+      ...Object.entries(opts.config ?? {}).map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)}`),
+      ...Object.entries(opts.secrets ?? {}).map(
+        ([k, v]) => `  ${JSON.stringify(k)}:\n    secure: ${sealPassphraseValue(key, v)}`,
+      ),
+    ];
+    writeFileSync(
+      path.join(dir, `Pulumi.${project.stack}.yaml`),
+      `encryptionsalt: ${state}\n${entries.length > 0 ? `config:\n${entries.join("\n")}\n` : ""}`,
+    );
+    await project.pulumi(["stack", "init", project.stack], { noStack: true });
     return project;
   }
 
@@ -354,15 +367,32 @@ export class PulumiProject {
   }
 
   /**
-   * The stack's outputs, secrets shown: read from the checkpoint when none is secret (no CLI
-   * launch), else `pulumi stack output --json --show-secrets`.
+   * The stack's outputs, secrets shown, read from the checkpoint (no CLI launch): a secret is
+   * decrypted here with the stack's passphrase, as `pulumi stack output --json --show-secrets` does
+   * (which runs for any other secrets provider).
    */
   async outputs(): Promise<Record<string, any>> {
-    const plain = this.stateOutputs();
+    const deployment = this.deployment();
+    const plain = deployment.resources?.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
     // A secret value is stored as an object carrying Pulumi's secret signature.
-    if (!JSON.stringify(plain).includes("4dabf18193072939515e22adb298388d")) return plain;
-    const { stdout } = await this.pulumi(["stack", "output", "--json", "--show-secrets"]);
-    return JSON.parse(stdout);
+    if (!JSON.stringify(plain).includes(SECRET_SIG)) return plain;
+    const salt = deployment.secrets_providers?.state?.salt;
+    const passphrase = this.env.PULUMI_CONFIG_PASSPHRASE;
+    if (deployment.secrets_providers?.type !== "passphrase" || !salt || passphrase === undefined) {
+      const { stdout } = await this.pulumi(["stack", "output", "--json", "--show-secrets"]);
+      return JSON.parse(stdout);
+    }
+    const key = passphraseKey(passphrase, salt);
+    const reveal = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(reveal);
+      if (value === null || typeof value !== "object") return value;
+      const record = value as Record<string, unknown>;
+      if (record[SECRET_SIG] === SECRET_VALUE && typeof record.ciphertext === "string") {
+        return reveal(JSON.parse(openPassphraseValue(key, record.ciphertext)));
+      }
+      return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, reveal(v)]));
+    };
+    return reveal(plain) as Record<string, any>;
   }
 
   /**
@@ -372,6 +402,7 @@ export class PulumiProject {
   deployment(): {
     resources?: StateResource[];
     pending_operations?: { type: string; resource: StateResource }[];
+    secrets_providers?: { type?: string; state?: { salt?: string } };
   } {
     const project = /^name:\s*(\S+)/m.exec(readFileSync(path.join(this.dir, "Pulumi.yaml"), "utf8"))?.[1];
     const file = path.join(this.dir, ".state", ".pulumi", "stacks", project ?? "", `${this.stack}.json`);
@@ -407,4 +438,66 @@ function logCommand(file: string, stack: string | undefined, args: string[], ms:
     ms: Math.round(ms),
   };
   appendFileSync(file, `${JSON.stringify(entry)}\n`);
+}
+
+/** Pulumi's marker of a secret value in a checkpoint: `{ [SECRET_SIG]: SECRET_VALUE, ciphertext }`. */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+const SECRET_VALUE = "1b47061264138c4ac30d75fd1eb44270";
+
+/*
+ * Pulumi's passphrase secrets provider (pkg/secrets/passphrase and sdk/go/common/resource/config):
+ * a key from PBKDF2-SHA256 of the passphrase (1,000,000 rounds, an 8-byte salt), values sealed with
+ * AES-256-GCM as `v1:<nonce>:<ciphertext and tag>` (base64), and the stack's `encryptionsalt`
+ * `v1:<salt>:<"pulumi" sealed>`. The harness writes new stacks' configuration and reads secret
+ * outputs with it, deriving each key once per test process instead of once per CLI launch.
+ */
+const passphraseKeys = new Map<string, Buffer>();
+
+/** The key of `passphrase` for an `encryptionsalt` (or checkpoint salt) `v1:<salt>:...`. */
+function passphraseKey(passphrase: string, state: string): Buffer {
+  const salt = state.split(":")[1] ?? "";
+  const id = `${passphrase}\u0000${salt}`;
+  let key = passphraseKeys.get(id);
+  if (!key) {
+    key = pbkdf2Sync(passphrase, Buffer.from(salt, "base64"), 1_000_000, 32, "sha256");
+    passphraseKeys.set(id, key);
+    if (openPassphraseValue(key, state.slice(state.indexOf(":", 3) + 1)) !== "pulumi") {
+      throw new Error("the passphrase does not open this stack's secrets");
+    }
+  }
+  return key;
+}
+
+const newSalts = new Map<string, { state: string; key: Buffer }>();
+
+/** An `encryptionsalt` for new stacks with `passphrase` (one per process and passphrase), and its key. */
+function passphraseSalt(passphrase: string): { state: string; key: Buffer } {
+  let made = newSalts.get(passphrase);
+  if (!made) {
+    const salt = randomBytes(8);
+    const key = pbkdf2Sync(passphrase, salt, 1_000_000, 32, "sha256");
+    const state = `v1:${salt.toString("base64")}:${sealPassphraseValue(key, "pulumi")}`;
+    passphraseKeys.set(`${passphrase}\u0000${salt.toString("base64")}`, key);
+    made = { state, key };
+    newSalts.set(passphrase, made);
+  }
+  return made;
+}
+
+function sealPassphraseValue(key: Buffer, plaintext: string): string {
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, nonce);
+  const sealed = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
+  return `v1:${nonce.toString("base64")}:${sealed.toString("base64")}`;
+}
+
+function openPassphraseValue(key: Buffer, value: string): string {
+  const [version, nonce, sealed] = value.split(":");
+  if (version !== "v1" || !nonce || !sealed) throw new Error(`not a passphrase-sealed value: ${value}`);
+  const bytes = Buffer.from(sealed, "base64");
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(nonce, "base64"));
+  decipher.setAuthTag(bytes.subarray(bytes.length - 16));
+  return Buffer.concat([decipher.update(bytes.subarray(0, bytes.length - 16)), decipher.final()]).toString(
+    "utf8",
+  );
 }
