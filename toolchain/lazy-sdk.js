@@ -74,11 +74,18 @@ function lazy(request, parent) {
   return false;
 }
 
+/** Requires answered with something else: [the requiring module, the request, the answer]. */
+const REPLACED = [
+  // The runner's wait for the debugger session: nothing to wait for (the session starts on first use).
+  [RUNNER, "../../runtime/closure/v8Hooks", () => ({ isInitializedAsync: async () => {} })],
+  // v8Hooks.js's inspector: a Session that hands over the scripts reported when it is turned on.
+  [HOOKS, "inspector", inspectorKeepingScripts],
+];
+
 Module._load = function (request, parent, isMain) {
-  if (request === "../../runtime/closure/v8Hooks" && parent?.filename?.endsWith(RUNNER)) {
-    return { isInitializedAsync: async () => {} };
+  for (const [file, replaced, answer] of REPLACED) {
+    if (request === replaced && parent?.filename?.endsWith(file)) return answer();
   }
-  if (request === "inspector" && parent?.filename?.endsWith(HOOKS)) return inspectorKeepingScripts();
   if (!lazy(request, parent)) return load.apply(this, arguments);
   let real;
   const actual = () => {

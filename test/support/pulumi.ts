@@ -237,8 +237,8 @@ export class PulumiProject {
   /**
    * A copy of an example project, its Pulumi.<stack>.yaml files included (their encrypted secrets
    * decrypt with the example's passphrase), on stack `stack`, with `config` and `secrets` set on top
-   * (one launch). With
-   * `installed`, the copy lives where the packed package is installed, as in a user's project.
+   * (one launch). With `installed`, the copy lives where the packed package is installed, as in a
+   * user's project.
    */
   static async fromDirectory(
     source: string,
@@ -373,7 +373,7 @@ export class PulumiProject {
    */
   async outputs(): Promise<Record<string, any>> {
     const deployment = this.deployment();
-    const plain = deployment.resources?.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+    const plain = stackOutputs(deployment);
     // A secret value is stored as an object carrying Pulumi's secret signature.
     if (!JSON.stringify(plain).includes(SECRET_SIG)) return plain;
     const salt = deployment.secrets_providers?.state?.salt;
@@ -411,7 +411,7 @@ export class PulumiProject {
 
   /** The stack's outputs from the checkpoint, without launching the CLI (a secret output stays encrypted). */
   stateOutputs(): Record<string, any> {
-    return this.deployment().resources?.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
+    return stackOutputs(this.deployment());
   }
 
   async exportState(showSecrets = false): Promise<string> {
@@ -422,6 +422,11 @@ export class PulumiProject {
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** The outputs of a deployment's stack resource, as the checkpoint holds them. */
+function stackOutputs(deployment: { resources?: StateResource[] }): Record<string, any> {
+  return deployment.resources?.find((r) => r.type === "pulumi:pulumi:Stack")?.outputs ?? {};
 }
 
 /**
@@ -453,17 +458,22 @@ const SECRET_VALUE = "1b47061264138c4ac30d75fd1eb44270";
  */
 const passphraseKeys = new Map<string, Buffer>();
 
-/** The key of `passphrase` for an `encryptionsalt` (or checkpoint salt) `v1:<salt>:...`. */
-function passphraseKey(passphrase: string, state: string): Buffer {
-  const salt = state.split(":")[1] ?? "";
+/** The key of `passphrase` with `salt` (base64), derived once per test process. */
+function derivedKey(passphrase: string, salt: string): Buffer {
   const id = `${passphrase}\u0000${salt}`;
   let key = passphraseKeys.get(id);
   if (!key) {
     key = pbkdf2Sync(passphrase, Buffer.from(salt, "base64"), 1_000_000, 32, "sha256");
     passphraseKeys.set(id, key);
-    if (openPassphraseValue(key, state.slice(state.indexOf(":", 3) + 1)) !== "pulumi") {
-      throw new Error("the passphrase does not open this stack's secrets");
-    }
+  }
+  return key;
+}
+
+/** The key of `passphrase` for a stack's salt state `v1:<salt>:<"pulumi" sealed>`, checked against it. */
+function passphraseKey(passphrase: string, state: string): Buffer {
+  const key = derivedKey(passphrase, state.split(":")[1] ?? "");
+  if (openPassphraseValue(key, state.slice(state.indexOf(":", 3) + 1)) !== "pulumi") {
+    throw new Error("the passphrase does not open this stack's secrets");
   }
   return key;
 }
@@ -474,11 +484,9 @@ const newSalts = new Map<string, { state: string; key: Buffer }>();
 function passphraseSalt(passphrase: string): { state: string; key: Buffer } {
   let made = newSalts.get(passphrase);
   if (!made) {
-    const salt = randomBytes(8);
-    const key = pbkdf2Sync(passphrase, salt, 1_000_000, 32, "sha256");
-    const state = `v1:${salt.toString("base64")}:${sealPassphraseValue(key, "pulumi")}`;
-    passphraseKeys.set(`${passphrase}\u0000${salt.toString("base64")}`, key);
-    made = { state, key };
+    const salt = randomBytes(8).toString("base64");
+    const key = derivedKey(passphrase, salt);
+    made = { state: `v1:${salt}:${sealPassphraseValue(key, "pulumi")}`, key };
     newSalts.set(passphrase, made);
   }
   return made;
