@@ -18,10 +18,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/pulumi/pulumi/sdk/v3"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/apitype"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -117,10 +120,11 @@ func (h *host) About(context.Context, *pulumirpc.AboutRequest) (*pulumirpc.About
 	return &pulumirpc.AboutResponse{Executable: "node", Version: strings.TrimSpace(string(out))}, nil
 }
 
-// findRunner looks for @pulumi/pulumi/cmd/run from dir upwards, as Node's module resolution would.
-func findRunner(dir string) (string, error) {
+// findSDKModule looks for @pulumi/pulumi/<module> (a folder with an index.js, as cmd/run) from dir
+// upwards, as Node's module resolution would.
+func findSDKModule(dir, module string) (string, error) {
 	for d := dir; ; d = filepath.Dir(d) {
-		candidate := filepath.Join(d, "node_modules", "@pulumi", "pulumi", "cmd", "run")
+		candidate := filepath.Join(d, "node_modules", "@pulumi", "pulumi", filepath.FromSlash(module))
 		if _, err := os.Stat(filepath.Join(candidate, "index.js")); err == nil {
 			return candidate, nil
 		}
@@ -128,6 +132,46 @@ func findRunner(dir string) (string, error) {
 			return "", fmt.Errorf("@pulumi/pulumi is not installed in %s or any folder above it: run npm install", dir)
 		}
 	}
+}
+
+// nodeOptions are the runtime options of Pulumi.yaml or PulumiPolicy.yaml (runtime.options), with
+// the SDK's defaults.
+type nodeOptions struct {
+	typescript bool
+	tsconfig   string
+	// nodeargs are options for node itself (before the script).
+	nodeargs []string
+}
+
+func parseOptions(info *pulumirpc.ProgramInfo) nodeOptions {
+	opts := nodeOptions{typescript: true}
+	if info == nil || info.GetOptions() == nil {
+		return opts
+	}
+	m := info.GetOptions().AsMap()
+	if v, ok := m["typescript"].(bool); ok {
+		opts.typescript = v
+	}
+	if v, ok := m["tsconfig"].(string); ok {
+		opts.tsconfig = v
+	}
+	if v, ok := m["nodeargs"].(string); ok {
+		opts.nodeargs = strings.Fields(v)
+	}
+	return opts
+}
+
+// track records a started Node.js process, for watchEngine to end it; untrack forgets it.
+func (h *host) track(p *os.Process) {
+	h.mu.Lock()
+	h.programs[p] = struct{}{}
+	h.mu.Unlock()
+}
+
+func (h *host) untrack(p *os.Process) {
+	h.mu.Lock()
+	delete(h.programs, p)
+	h.mu.Unlock()
 }
 
 func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
@@ -146,7 +190,7 @@ func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.Run
 		entry = filepath.Join(programDir, entry)
 	}
 
-	runner, err := findRunner(programDir)
+	runner, err := findSDKModule(programDir, "cmd/run")
 	if err != nil {
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
@@ -195,21 +239,12 @@ func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.Run
 		"PULUMI_CONFIG="+string(config),
 		"PULUMI_CONFIG_SECRET_KEYS="+string(secretKeys),
 	)
-	// Runtime options from Pulumi.yaml (runtime.options), with the SDK's defaults.
-	typescript := true
-	if info != nil && info.GetOptions() != nil {
-		opts := info.GetOptions().AsMap()
-		if v, ok := opts["typescript"].(bool); ok {
-			typescript = v
-		}
-		if v, ok := opts["tsconfig"].(string); ok && v != "" {
-			env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+v)
-		}
-		if v, ok := opts["nodeargs"].(string); ok && v != "" {
-			args = append(strings.Fields(v), args...)
-		}
+	opts := parseOptions(info)
+	env = append(env, fmt.Sprintf("PULUMI_NODEJS_TYPESCRIPT=%t", opts.typescript))
+	if opts.tsconfig != "" {
+		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+opts.tsconfig)
 	}
-	env = append(env, fmt.Sprintf("PULUMI_NODEJS_TYPESCRIPT=%t", typescript))
+	args = append(opts.nodeargs, args...)
 	env = withCompileCache(env)
 	args = withLazySDK(args)
 
@@ -219,13 +254,9 @@ func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.Run
 	cmd.Env = env
 	err = cmd.Start()
 	if err == nil {
-		h.mu.Lock()
-		h.programs[cmd.Process] = struct{}{}
-		h.mu.Unlock()
+		h.track(cmd.Process)
 		err = cmd.Wait()
-		h.mu.Lock()
-		delete(h.programs, cmd.Process)
-		h.mu.Unlock()
+		h.untrack(cmd.Process)
 	}
 	if err != nil {
 		var exitErr *exec.ExitError
@@ -238,6 +269,125 @@ func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.Run
 		return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not run node: %v", err)}, nil
 	}
 	return &pulumirpc.RunResponse{}, nil
+}
+
+// RunPlugin runs a plugin written in Node.js: the engine asks for it to start a policy pack (a folder
+// with PulumiPolicy.yaml `runtime: nodejs`, kind "analyzer", as `pulumi preview --policy-pack <dir>`
+// does) or a provider or tool with PulumiPlugin.yaml. As Pulumi's own host does (v3.259.0), it runs
+// the SDK's @pulumi/pulumi/cmd/run-policy-pack (the pack's folder as the last argument, the folder as
+// working directory) or cmd/run-plugin (the folder first, in the engine's working directory) from the
+// plugin's node_modules, with the environment the engine sends, and streams the process's output
+// back: the engine reads the plugin's port from its stdout. The stream ends with the process, with
+// "Program exited with non-zero exit code: <n>" when it fails.
+//
+// A policy pack learns its stack (organization, project, stack, dry run, configuration) from the
+// environment, which the engine sends only once the plugin runs, in the analyzer's ConfigureStack
+// call. So, again as Pulumi's host does, the host first serves the Analyzer service itself (the SDK's
+// PolicyProxy, whose port is what the engine reads), starts the pack once ConfigureStack has come,
+// with PULUMI_NODEJS_ORGANIZATION, _PROJECT, _STACK, _DRY_RUN and PULUMI_CONFIG set, and forwards
+// every later call to the pack's own server.
+//
+// Beyond Pulumi's host: the runtime option nodeargs go to node (before the script, as for a program;
+// Pulumi's host passes them after the script, to the SDK's runner), the compile cache and the
+// lazy-sdk.js preload apply as for a program, and watchEngine ends the process with the rest.
+func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
+	ctx := server.Context()
+	info := req.GetInfo()
+	dir := info.GetProgramDirectory()
+	analyzer := req.GetKind() == string(apitype.AnalyzerPlugin)
+
+	closer, stdout, stderr, err := rpcutil.MakeRunPluginStreams(server, false)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+
+	module := "cmd/run-plugin"
+	if analyzer {
+		module = "cmd/run-policy-pack"
+	}
+	runner, err := findSDKModule(dir, module)
+	if err != nil {
+		return err
+	}
+
+	opts := parseOptions(info)
+	env := req.GetEnv()
+	if opts.typescript {
+		env = append(env, "PULUMI_NODEJS_TYPESCRIPT=true")
+	}
+	if opts.tsconfig != "" {
+		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+opts.tsconfig)
+	}
+
+	args := append(opts.nodeargs, runner)
+	// A policy pack's folder comes last (after the engine's address), any other plugin's first.
+	if analyzer {
+		args = append(append(args, req.GetArgs()...), dir)
+	} else {
+		args = append(append(args, dir), req.GetArgs()...)
+	}
+
+	var proxy *sdk.PolicyProxy
+	if analyzer {
+		proxy, stdout, err = sdk.NewPolicyProxy(ctx, stdout)
+		if err != nil {
+			return fmt.Errorf("could not start policy pack proxy: %w", err)
+		}
+		config, err := proxy.AwaitConfiguration(ctx)
+		if err != nil {
+			return fmt.Errorf("could not get stack configuration: %w", err)
+		}
+		if config != nil {
+			add := func(k, v string) {
+				if v != "" {
+					env = append(env, k+"="+v)
+				}
+			}
+			add("PULUMI_NODEJS_ORGANIZATION", config.GetOrganization())
+			add("PULUMI_NODEJS_PROJECT", config.GetProject())
+			add("PULUMI_NODEJS_STACK", config.GetStack())
+			add("PULUMI_NODEJS_DRY_RUN", strconv.FormatBool(config.GetDryRun()))
+			if config.GetConfig() != nil {
+				configJSON, err := json.Marshal(config.GetConfig())
+				if err != nil {
+					return fmt.Errorf("could not marshal stack configuration: %w", err)
+				}
+				add("PULUMI_CONFIG", string(configJSON))
+			}
+		}
+	}
+
+	// The process ends with the stream: when the engine ends the plugin, or the engine is gone.
+	cmd := exec.CommandContext(ctx, "node", withLazySDK(args)...)
+	cmd.Dir = req.GetPwd()
+	if analyzer {
+		// Policy packs have always run in their own folder.
+		cmd.Dir = dir
+	}
+	cmd.Env = withCompileCache(env)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("Problem executing plugin program (could not run language executor): %w", err)
+	}
+	h.track(cmd.Process)
+	if proxy != nil {
+		// Reads the pack's port from its stdout, connects, forwards the stack configuration, and
+		// returns when the process has ended (it waits for it).
+		err = proxy.Attach(ctx, cmd)
+	} else {
+		err = cmd.Wait()
+	}
+	h.untrack(cmd.Process)
+	if err != nil {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			return fmt.Errorf("Program exited with non-zero exit code: %d", exitErr.ExitCode())
+		}
+		return err
+	}
+	return closer.Close()
 }
 
 // withCompileCache turns on Node.js's module compile cache (Node >= 22.1) for the program, in the
