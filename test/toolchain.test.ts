@@ -3,10 +3,20 @@
  * language host, and the dynamic-provider plugin, all offline.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import * as path from "node:path";
-import { describe, expect, test } from "vitest";
-import { REPO_ROOT, toolchainBin } from "./support/pulumi";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { spawnPulumi, stillAlive } from "./reliability/support";
+import { expectQuiet, PulumiProject, REPO_ROOT, toolchainBin } from "./support/pulumi";
 
 describe("toolchain", () => {
   test("`pulumi version` prints the version of the installed @pulumi/pulumi", () => {
@@ -148,4 +158,118 @@ runner.paths = Module._nodeModulePaths(path.dirname(runnerFile));
     expect(signal).toBe("SIGINT");
     expect(cached).toBeGreaterThan(50);
   }, 60_000);
+});
+
+describe("policy packs: `pulumi preview --policy-pack` runs a Node.js pack through our language host", () => {
+  // A pack as `pulumi policy new` makes one (PulumiPolicy.yaml, package.json, the PolicyPack), in
+  // the repository's .tmp folder so that @pulumi/policy resolves from its node_modules. Its one
+  // mandatory policy reads the stack's configuration and name, which reach the pack's process only
+  // through the environment our host sets from the engine's ConfigureStack call.
+  let pack: string;
+  beforeAll(() => {
+    mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
+    pack = mkdtempSync(path.join(REPO_ROOT, ".tmp", "policy-pack-"));
+    writeFileSync(path.join(pack, "PulumiPolicy.yaml"), "runtime: nodejs\n");
+    writeFileSync(path.join(pack, "package.json"), JSON.stringify({ name: "tiny", version: "0.0.1" }));
+    writeFileSync(
+      path.join(pack, "index.js"),
+      `const pulumi = require("@pulumi/pulumi");
+const { PolicyPack } = require("@pulumi/policy");
+new PolicyPack("tiny", {
+  policies: [{
+    name: "no-forbidden-names",
+    description: "No resource name starts with the stack's forbiddenPrefix.",
+    enforcementLevel: "mandatory",
+    validateResource: (resource, reportViolation) => {
+      const prefix = new pulumi.Config().require("forbiddenPrefix");
+      if (resource.name.startsWith(prefix)) {
+        reportViolation(\`\${resource.name} starts with \${prefix} on stack \${pulumi.getStack()}\`);
+      }
+    },
+  }],
+});
+`,
+    );
+  });
+  afterAll(() => rmSync(pack, { recursive: true, force: true }));
+
+  /** Live processes running the pack (its folder is their last argument), as "pid command line". */
+  function packProcesses(): string[] {
+    const found: string[] = [];
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      let cmdline: string;
+      try {
+        cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      } catch {
+        continue; // exited meanwhile
+      }
+      const args = cmdline.split("\0").filter((arg) => arg !== "");
+      if (args.at(-1) === pack && stillAlive([Number(entry)]).length > 0) {
+        found.push(`${entry} ${cmdline.replaceAll("\0", " ")}`);
+      }
+    }
+    return found;
+  }
+
+  /** Waits until no process runs the pack (up to `ms`); the ones still running then. */
+  async function packProcessesAfter(ms: number): Promise<string[]> {
+    const deadline = Date.now() + ms;
+    while (packProcesses().length > 0 && Date.now() < deadline) await sleep(100);
+    return packProcesses();
+  }
+
+  /** Kills what a failed test left running. */
+  function killPackProcesses(): void {
+    for (const line of packProcesses()) process.kill(Number(line.split(" ")[0]), "SIGKILL");
+  }
+
+  const bucket = (name: string) =>
+    `import * as pulumi from "@pulumi/pulumi";\nnew pulumi.ComponentResource("test:index:Bucket", "${name}", {});\n`;
+
+  test("a mandatory violation fails the preview with the policy's message; a program within the policy previews; the pack's process ends with the preview", async () => {
+    const project = await PulumiProject.create({
+      program: bucket("public-assets"),
+      config: { "e2e:forbiddenPrefix": "public-" },
+    });
+    try {
+      const failed = await project.pulumi(["preview", "--policy-pack", pack], { allowFailure: true });
+      expect(failed.code, failed.stdout + failed.stderr).not.toBe(0);
+      expect(failed.stdout).toContain("[mandatory]  no-forbidden-names  (test:index:Bucket: public-assets)");
+      expect(failed.stdout).toContain("public-assets starts with public- on stack test");
+      expect(await packProcessesAfter(5_000)).toEqual([]);
+
+      project.setProgram(bucket("assets"));
+      const passed = await project.pulumi(["preview", "--policy-pack", pack]);
+      expect(passed.stdout).toContain("✅ tiny@v0.0.1");
+      expect(passed.stdout).not.toContain("no-forbidden-names");
+      expectQuiet(passed);
+      expect(await packProcessesAfter(5_000)).toEqual([]);
+    } finally {
+      killPackProcesses();
+      project.cleanup();
+    }
+  }, 120_000);
+
+  test("the pack's process ends when the engine is killed (SIGKILL) in the middle of a preview", async () => {
+    // The program registers its resource (which the pack analyzes), then runs for a minute.
+    const project = await PulumiProject.create({
+      program: `${bucket("assets")}export const done = new Promise((resolve) => setTimeout(() => resolve(1), 60_000));\n`,
+      config: { "e2e:forbiddenPrefix": "public-" },
+    });
+    const run = spawnPulumi(project, ["preview", "--policy-pack", pack]);
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!run.output().includes("test:index:Bucket assets") && Date.now() < deadline) await sleep(100);
+      expect(run.output()).toContain("test:index:Bucket assets");
+      expect(packProcesses()).toHaveLength(1);
+      run.killCli();
+      await run.done;
+      expect(await packProcessesAfter(5_000)).toEqual([]);
+    } finally {
+      run.killGroup();
+      killPackProcesses();
+      project.cleanup();
+    }
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
-// Preloaded (`node --require`) by our language host into the program and by the dynamic-provider
-// plugin into the provider process. @pulumi/pulumi loads on every start modules that most runs never
+// Preloaded (`node --require`) by our language host into the program and a policy pack's process,
+// and by the dynamic-provider plugin into the provider process. @pulumi/pulumi loads on every start modules that most runs never
 // call, for functions and classes it binds at load time:
 //
 // - runtime/index.js: the closure serializer and the code-path walker (TypeScript's parser, npm's
@@ -12,7 +12,8 @@
 // module takes, a function that loads the real module at its first call (or `new`) and forwards it,
 // with the same arguments and results.
 //
-// And one step of the program runner: cmd/run/index.js turns V8's debugger on (an inspector session,
+// And one step of the program runner and of the policy-pack runner: cmd/run/index.js (and
+// cmd/run-policy-pack/index.js) turns V8's debugger on (an inspector session,
 // `Debugger.enable`, in runtime/closure/v8Hooks.js) before every program, so that the closure
 // serializer can later name the file of a function it cannot serialize. Turning it on hashes every
 // script loaded so far and, from then on, every script compiled (about 0.1 s of each program run).
@@ -43,6 +44,7 @@ const LAZY = new Map([
 ]);
 const load = Module._load;
 const RUNNER = path.join(SDK, "cmd", "run", "index.js");
+const POLICY_RUNNER = path.join(SDK, "cmd", "run-policy-pack", "index.js");
 const HOOKS = path.join(SDK, "runtime", "closure", "v8Hooks.js");
 
 /** node:inspector, with a Session that keeps the scripts V8 reports before anyone listens. */
@@ -78,6 +80,7 @@ function lazy(request, parent) {
 const REPLACED = [
   // The runner's wait for the debugger session: nothing to wait for (the session starts on first use).
   [RUNNER, "../../runtime/closure/v8Hooks", () => ({ isInitializedAsync: async () => {} })],
+  [POLICY_RUNNER, "../../runtime/closure/v8Hooks", () => ({ isInitializedAsync: async () => {} })],
   // v8Hooks.js's inspector: a Session that hands over the scripts reported when it is turned on.
   [HOOKS, "inspector", inspectorKeepingScripts],
 ];
@@ -108,11 +111,15 @@ Module._load = function (request, parent, isMain) {
   );
 };
 
-// The dynamic-provider process: Node writes its module compile cache (NODE_COMPILE_CACHE, which the
-// plugin script sets) at a normal exit, but the engine ends this process with SIGINT (SIGKILL after
-// 5 s), so it would never be written and every start would compile @pulumi/pulumi, gRPC, zod and
-// the provider anew. On SIGINT: write it, then end by the same signal, as without this handler.
-if (process.argv[1]?.endsWith(path.join("cmd", "dynamic-provider", "index.js")) && Module.getCompileCacheDir?.()) {
+// The dynamic-provider process and a policy pack's: Node writes its module compile cache
+// (NODE_COMPILE_CACHE, which the plugin script and our language host set) at a normal exit, but the
+// engine ends the provider with SIGINT (SIGKILL after 5 s), and our host ends a policy pack the same
+// way when the engine is done with it, so it would never be written and every start would compile
+// @pulumi/pulumi, gRPC, zod and the provider (or TypeScript and @pulumi/policy) anew. On SIGINT:
+// write it, then end by the same signal, as without this handler. (The runner is named by its
+// folder or its index.js.)
+const ENDED_BY_SIGINT = /[\\/]cmd[\\/](dynamic-provider|run-policy-pack)([\\/]index\.js)?$/;
+if (ENDED_BY_SIGINT.test(process.argv[1] ?? "") && Module.getCompileCacheDir?.()) {
   process.once("SIGINT", () => {
     try {
       Module.flushCompileCache();

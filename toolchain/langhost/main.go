@@ -289,7 +289,8 @@ func (h *host) Run(_ context.Context, req *pulumirpc.RunRequest) (*pulumirpc.Run
 //
 // Beyond Pulumi's host: the runtime option nodeargs go to node (before the script, as for a program;
 // Pulumi's host passes them after the script, to the SDK's runner), the compile cache and the
-// lazy-sdk.js preload apply as for a program, and watchEngine ends the process with the rest.
+// lazy-sdk.js preload apply as for a program (a pack's process is ended with SIGINT, for lazy-sdk.js
+// to write the compile cache), and watchEngine ends the process with the rest.
 func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
 	ctx := server.Context()
 	info := req.GetInfo()
@@ -358,8 +359,12 @@ func (h *host) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.Langu
 		}
 	}
 
-	// The process ends with the stream: when the engine ends the plugin, or the engine is gone.
+	// The process ends with the stream (when the engine ends the plugin, or the engine is gone) as the
+	// engine ends a plugin it runs itself: SIGINT, then SIGKILL after 5 s. (Pulumi's host kills it
+	// at once; a SIGINT lets lazy-sdk.js write the compile cache first.)
 	cmd := exec.CommandContext(ctx, "node", withLazySDK(args)...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Dir = req.GetPwd()
 	if analyzer {
 		// Policy packs have always run in their own folder.
