@@ -8,6 +8,11 @@
 // configuration and the TypeScript settings, exactly as the SDK expects them. Everything that
 // happens inside the program (resource registration, closure serialization of dynamic providers) is
 // the SDK's own code; everything around it (planning, diffs, state, secrets) is the real engine.
+//
+// It also runs plugins written in Node.js (RunPlugin), policy packs above all (`pulumi preview
+// --policy-pack <dir>`), again as Pulumi's own host does: the SDK's cmd/run-policy-pack behind the
+// SDK's PolicyProxy, which hands the pack its stack's configuration. Not implemented, as not needed
+// offline: InstallDependencies (dependencies come from `npm install`), templates, code generation.
 package main
 
 import (
@@ -39,13 +44,14 @@ type host struct {
 	pulumirpc.UnimplementedLanguageRuntimeServer
 	engineAddress string
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// programs are the Node.js processes running: programs and plugins.
 	programs map[*os.Process]struct{}
 }
 
-// watchEngine ends the host, and the programs it runs, when the engine that started it is gone:
-// killed (SIGKILL: nothing stops its plugins), the engine leaves the host re-parented, and without
-// this the host and its program would stay alive forever.
+// watchEngine ends the host, and the programs and plugins (policy packs) it runs, when the engine
+// that started it is gone: killed (SIGKILL: nothing stops its plugins), the engine leaves the host
+// re-parented, and without this the host and its processes would stay alive forever.
 func (h *host) watchEngine() {
 	parent := os.Getppid()
 	for range time.Tick(500 * time.Millisecond) {
