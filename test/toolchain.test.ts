@@ -18,6 +18,37 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { spawnPulumi, stillAlive } from "./reliability/support";
 import { expectQuiet, PulumiProject, REPO_ROOT, toolchainBin } from "./support/pulumi";
 
+/**
+ * Starts a plugin's Node.js process (`script`: the runner and its arguments) with or without the
+ * preload and a compile cache of its own, waits for its port, and ends it as the engine does
+ * (SIGINT): the signal that ended it and the number of files in its compile cache.
+ */
+async function startAndEnd(
+  preload: boolean,
+  script: string[],
+): Promise<{ signal: string | null; cached: number }> {
+  const cache = mkdtempSync(path.join(REPO_ROOT, ".tmp", "compile-cache-"));
+  try {
+    const child = spawn(
+      process.execPath,
+      [...(preload ? ["--require", path.join(REPO_ROOT, "toolchain/lazy-sdk.js")] : []), ...script],
+      { env: { ...process.env, NODE_COMPILE_CACHE: cache }, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const ended = new Promise<string | null>((resolve) =>
+      child.on("close", (_code, signal) => resolve(signal)),
+    );
+    await new Promise<void>((resolve) => child.stdout?.once("data", () => resolve()));
+    child.kill("SIGINT");
+    const signal = await ended;
+    const cached = readdirSync(cache, { recursive: true, withFileTypes: true }).filter((e) =>
+      e.isFile(),
+    ).length;
+    return { signal, cached };
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}
+
 describe("toolchain", () => {
   test("`pulumi version` prints the version of the installed @pulumi/pulumi", () => {
     const sdk = JSON.parse(
@@ -126,35 +157,12 @@ runner.paths = Module._nodeModulePaths(path.dirname(runnerFile));
   }, 60_000);
 
   test("the dynamic-provider process writes Node's compile cache when the engine ends it (SIGINT), and still ends by that signal", async () => {
-    /** Starts the provider as the plugin script does, waits for its port, ends it as the engine does. */
-    async function startAndEnd(preload: boolean): Promise<{ signal: string | null; cached: number }> {
-      const cache = mkdtempSync(path.join(REPO_ROOT, ".tmp", "compile-cache-"));
-      try {
-        const child = spawn(
-          process.execPath,
-          [
-            ...(preload ? ["--require", path.join(REPO_ROOT, "toolchain/lazy-sdk.js")] : []),
-            path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js"),
-            "127.0.0.1:1",
-          ],
-          { env: { ...process.env, NODE_COMPILE_CACHE: cache }, stdio: ["ignore", "pipe", "inherit"] },
-        );
-        const ended = new Promise<string | null>((resolve) =>
-          child.on("close", (_code, signal) => resolve(signal)),
-        );
-        await new Promise<void>((resolve) => child.stdout?.once("data", () => resolve()));
-        child.kill("SIGINT");
-        const signal = await ended;
-        const cached = readdirSync(cache, { recursive: true, withFileTypes: true }).filter((e) =>
-          e.isFile(),
-        ).length;
-        return { signal, cached };
-      } finally {
-        rmSync(cache, { recursive: true, force: true });
-      }
-    }
-    expect(await startAndEnd(false)).toEqual({ signal: "SIGINT", cached: 0 });
-    const { signal, cached } = await startAndEnd(true);
+    const provider = [
+      path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js"),
+      "127.0.0.1:1",
+    ];
+    expect(await startAndEnd(false, provider)).toEqual({ signal: "SIGINT", cached: 0 });
+    const { signal, cached } = await startAndEnd(true, provider);
     expect(signal).toBe("SIGINT");
     expect(cached).toBeGreaterThan(50);
   }, 60_000);
@@ -250,6 +258,19 @@ new PolicyPack("tiny", {
       project.cleanup();
     }
   }, 120_000);
+
+  test("the pack's process, ended by SIGINT as our host ends it, writes Node's compile cache with the preload", async () => {
+    // The runner as our host names it (its folder), the engine's address, the pack.
+    const runner = [
+      path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/cmd/run-policy-pack"),
+      "127.0.0.1:1",
+      pack,
+    ];
+    expect(await startAndEnd(false, runner)).toEqual({ signal: "SIGINT", cached: 0 });
+    const { signal, cached } = await startAndEnd(true, runner);
+    expect(signal).toBe("SIGINT");
+    expect(cached).toBeGreaterThan(50);
+  }, 60_000);
 
   test("the pack's process ends when the engine is killed (SIGKILL) in the middle of a preview", async () => {
     // The program registers its resource (which the pack analyzes), then runs for a minute.
