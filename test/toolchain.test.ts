@@ -4,6 +4,7 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import {
+  appendFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -291,6 +292,38 @@ new PolicyPack("tiny", {
       run.killGroup();
       killPackProcesses();
       project.cleanup();
+    }
+  }, 120_000);
+});
+
+describe("a provider written in Node.js (PulumiPlugin.yaml) runs through our language host", () => {
+  test("`pulumi up` creates a resource of a provider the project names by path", async () => {
+    const plugin = mkdtempSync(path.join(REPO_ROOT, ".tmp", "provider-plugin-"));
+    writeFileSync(path.join(plugin, "PulumiPlugin.yaml"), "runtime: nodejs\n");
+    writeFileSync(path.join(plugin, "package.json"), JSON.stringify({ name: "tiny", version: "0.0.1" }));
+    writeFileSync(
+      path.join(plugin, "index.js"),
+      `require("@pulumi/pulumi/provider").main(
+  { version: "0.0.1", create: async (_urn, inputs) => ({ id: \`thing-\${inputs.size}\`, outs: inputs }) },
+  process.argv.slice(2),
+);
+`,
+    );
+    const project = await PulumiProject.create({
+      program: `import * as pulumi from "@pulumi/pulumi";\nnew pulumi.CustomResource("tiny:index:Thing", "thing", { size: 3 });\n`,
+    });
+    try {
+      appendFileSync(
+        path.join(project.dir, "Pulumi.yaml"),
+        `plugins:\n  providers:\n    - name: tiny\n      path: ${JSON.stringify(plugin)}\n`,
+      );
+      await project.up();
+      const thing = project.deployment().resources?.find((r) => r.type === "tiny:index:Thing");
+      expect(thing?.id).toBe("thing-3");
+      expect(thing?.outputs).toEqual({ size: 3 });
+    } finally {
+      project.cleanup();
+      rmSync(plugin, { recursive: true, force: true });
     }
   }, 120_000);
 });
