@@ -178,18 +178,28 @@ interface Key {
   item: string;
   /** The AnalysisGroup resource it comes from, when in the preview. */
   from?: Resource;
+  /**
+   * A group the preview does not show (unchanged, and the preview ran without `--show-sames`):
+   * `group` is its id and `item` is `*`, every key it publishes.
+   */
+  unnamed?: boolean;
 }
 
+/** How `pulumi preview` names what it does not change. */
+const SHOW_SAMES = `the preview does not name it: run ${code("pulumi preview --json --show-sames")}`;
+
 const keyId = (k: { group: string; item: string }) => `${k.group}/${k.item}`;
-const keyText = (k: { group: string; item: string }) =>
-  code(`custom_analysis[${JSON.stringify(k.group)}][${JSON.stringify(k.item)}]`);
+const keyText = (k: Key) =>
+  k.unnamed
+    ? `every key of the analysis group with id ${code(k.group)}`
+    : code(`custom_analysis[${JSON.stringify(k.group)}][${JSON.stringify(k.item)}]`);
 
 /**
  * The keys a group publishes on one side, or "unknown". An adopted group's items left unmanaged
  * are the items the stack read (`itemIds`); items unmanaged after the deploy stay as they were.
  */
 function groupKeys(group: Resource | string, side: "old" | "new"): Key[] | "unknown" {
-  if (typeof group === "string") return "unknown";
+  if (typeof group === "string") return [{ group, item: "*", unnamed: true }];
   const g = group[side];
   if (!g) return [];
   const old = group.old ?? {};
@@ -222,8 +232,6 @@ function agentKeys(stack: Stack, agent: Resource, side: "old" | "new", live = fa
   const keys: Key[] = [];
   for (const group of groups) {
     const k = groupKeys(group, side);
-    // A group outside the preview is the same before and after: it publishes what it published.
-    if (k === "unknown" && typeof group === "string") continue;
     if (k === "unknown") return "unknown";
     keys.push(...k);
   }
@@ -232,6 +240,7 @@ function agentKeys(stack: Stack, agent: Resource, side: "old" | "new", live = fa
 
 /** Why a key is gone, and what replaces it when a rename shows which. */
 function lostBecause(stack: Stack, key: Key, agent: Resource | undefined, after: Key[]): string {
+  if (key.unnamed) return `nothing instead of %s (the group is detached; ${SHOW_SAMES})`;
   const group = key.from;
   const g = group?.new;
   if (group && !g) return "nothing instead of %s (the group is deleted)";
@@ -296,7 +305,7 @@ function analysisKeys(stack: Stack, add: Add): void {
     const whom = [...new Set(who)].join(", ");
     add(
       `analysis:${id}`,
-      `${whom} will publish ${how.replace("%s", keyText(key))}: dashboards and data pipelines that read it get nothing.`,
+      `${whom} will publish ${how.replace("%s", keyText(key))}: dashboards and data pipelines that read the old key get nothing from them.`,
     );
   }
 }
@@ -434,11 +443,12 @@ function agentChanges(stack: Stack, agent: Resource, add: Add): void {
   const after = stack.attached(agent, "knowledgeBaseIds", "KnowledgeBase", "new");
   if (before === "unknown" || after === "unknown") return;
   for (const kb of before) {
-    if (after.includes(kb) || typeof kb === "string") continue;
-    const name = str(kb.old?.name) ?? kb.name;
+    if (after.includes(kb)) continue;
+    const name = typeof kb === "string" ? kb : (str(kb.old?.name) ?? kb.name);
+    const why = typeof kb === "string" ? ` (${SHOW_SAMES})` : kb.new ? "" : " (deleted)";
     add(
       `knowledge-base:${a}/${name}`,
-      `${code(a)} no longer answers from the knowledge base ${code(name)}${kb.new ? "" : " (deleted)"}: callers asking what it holds get no answer from it.`,
+      `${code(a)} no longer answers from the knowledge base ${code(name)}${why}: callers asking what it holds get no answer from it.`,
     );
   }
 }

@@ -151,8 +151,9 @@ function checkAcknowledged(ids: readonly string[], acknowledged: ReadonlySet<str
   const open = ids.filter((id) => !acknowledged.has(id));
   if (!fail || open.length === 0) return;
   process.stderr.write(
-    `voice-agent-diff: ${open.length} break${open.length === 1 ? "" : "s"} outside the service not acknowledged: ${open.join(", ")}\n` +
-      `Acknowledge each intended one with --acknowledge ID, or ${ACKNOWLEDGE_ENV}=${open.join(",")}\n`,
+    `voice-agent-diff: ${open.length} break${open.length === 1 ? " outside the service is" : "s outside the service are"} not acknowledged:\n` +
+      open.map((id) => `  ${id}\n`).join("") +
+      `Acknowledge each intended one with --acknowledge ID (repeatable) or ${ACKNOWLEDGE_ENV} (comma-separated ids).\n`,
   );
   process.exitCode = EXIT_BREAKING;
 }
