@@ -18,10 +18,21 @@
  * as the service names them. Nothing is listed that keeps what the service publishes (a description
  * edited, an item added), and a value known only after apply neither raises nor hides an alarm: what
  * cannot be known at preview is not listed. Agent-level changes count only when the agent's new
- * configuration goes live in this deploy (an AgentVersion of it publishes, live).
+ * configuration goes live in this deploy (an AgentVersion of it publishes, live). The preview should
+ * be run with `--show-sames`, so that unchanged groups and knowledge bases are named; without it, a
+ * detached one is named by its id.
  */
 import { code } from "./markdown";
-import { isRecord, nameOf, num, type PreviewJson, type PreviewStep, typeOf, UNKNOWN } from "./preview";
+import {
+  isRecord,
+  nameOf,
+  num,
+  type PreviewJson,
+  type PreviewStep,
+  TYPE_PREFIX,
+  typeOf,
+  UNKNOWN,
+} from "./preview";
 
 /** One consequence: its stable id and, in Markdown, what breaks and for whom. */
 export interface Breaking {
@@ -48,6 +59,12 @@ interface Resource {
   ops: string[];
   /** Per input, the URNs of the resources its new value comes from. */
   deps: Record<string, string[]>;
+  /** The same for its value before the deploy. */
+  oldDeps: Record<string, string[]>;
+}
+
+function dependencies(state: PreviewStep["oldState"]): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(state?.propertyDependencies ?? {}).map(([k, v]) => [k, v ?? []]));
 }
 
 /** The preview's resources by URN, with the lookups the checks share. */
@@ -64,16 +81,17 @@ class Stack {
         newId: false,
         ops: [],
         deps: {},
+        oldDeps: {},
       };
       r.ops.push(step.op);
       if (step.oldState && step.op !== "create") {
         r.old ??= step.oldState.outputs ?? step.oldState.inputs;
         r.oldId ??= step.oldState.id;
+        if (Object.keys(r.oldDeps).length === 0) r.oldDeps = dependencies(step.oldState);
       }
       if (step.newState?.inputs && !step.op.startsWith("delete")) {
         r.new = step.newState.inputs;
-        const deps = step.newState.propertyDependencies ?? {};
-        for (const [k, v] of Object.entries(deps)) r.deps[k] = v ?? [];
+        r.deps = dependencies(step.newState);
         if (["create", "replace", "create-replacement"].includes(step.op)) r.newId = true;
       }
       byUrn.set(step.urn, r);
@@ -88,7 +106,7 @@ class Stack {
   /** The Agent a Widget or an AgentVersion belongs to: by dependency, else by the agent id. */
   agentOf(r: Resource, side: "old" | "new"): Resource | undefined {
     const agents = this.of("Agent");
-    const from = side === "new" ? r.deps.agentId : undefined;
+    const from = (side === "new" ? r.deps : r.oldDeps).agentId;
     const byUrn = from && agents.find((a) => from.includes(a.urn));
     if (byUrn) return byUrn;
     const id = r[side]?.agentId;
@@ -96,10 +114,17 @@ class Stack {
     return agents.find((a) => a.oldId === id || a.old?.agentId === id);
   }
 
-  /** A stable name for the agent of `r`: the Agent resource's name, else the agent's id. */
+  /**
+   * A stable name for the agent of `r`: the Agent resource's name (from the dependency even when
+   * the preview does not show the agent), else the agent's id.
+   */
   agentName(r: Resource, side: "old" | "new"): string | undefined {
     const agent = this.agentOf(r, side);
     if (agent) return agent.name;
+    const urn = (side === "new" ? r.deps : r.oldDeps).agentId?.find((u) =>
+      u.includes(`${TYPE_PREFIX}Agent::`),
+    );
+    if (urn) return nameOf(urn);
     const id = r[side]?.agentId;
     return typeof id === "string" && id !== UNKNOWN ? id : undefined;
   }

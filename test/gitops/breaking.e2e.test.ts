@@ -8,18 +8,16 @@
  * With RECORD_PREVIEWS=1 the `pulumi preview --json` documents are written to
  * test/fixtures/previews/breaking-*.json, where breaking.test.ts and cli.test.ts read them.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { closeDispatchers } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { findBreaking } from "../../src/gitops/breaking";
-import { type PreviewJson, recordedReuse, renderReport } from "../../src/gitops/report";
-import { PulumiProject, REPO_ROOT } from "../support/pulumi";
+import { recordedReuse, renderReport } from "../../src/gitops/report";
+import { PulumiProject } from "../support/pulumi";
+import { preview } from "./previews";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
-const FIXTURES = path.join(REPO_ROOT, "test/fixtures/previews");
 
 /** What varies between the programs of this test. */
 interface Scenario {
@@ -126,16 +124,6 @@ new va.AgentVersion("rollback-live", { agent: rollback });
 `;
 }
 
-/** `pulumi preview --json --show-sames` (as the CI workflow runs it), written to the fixtures when RECORD_PREVIEWS is set. */
-async function preview(p: PulumiProject, name: string): Promise<PreviewJson> {
-  const { stdout } = await p.pulumi(["preview", "--json", "--show-sames"]);
-  if (process.env.RECORD_PREVIEWS) {
-    mkdirSync(FIXTURES, { recursive: true });
-    writeFileSync(path.join(FIXTURES, `${name}.json`), stdout.replaceAll(emu.url, "http://127.0.0.1:8787"));
-  }
-  return JSON.parse(stdout);
-}
-
 beforeAll(async () => {
   emu = await startEmulator({ port: 0 });
 });
@@ -178,7 +166,7 @@ describe("voice-agent-diff: breaks outside the service", () => {
           retired: undefined,
         }),
       );
-      const breaking = await preview(p, "breaking-all");
+      const breaking = await preview(p, "breaking-all", emu.url, ["--show-sames"]);
       const found = findBreaking(breaking, recordedReuse(breaking));
       expect(found.map((c) => c.id)).toEqual([
         "analysis:Legacy/Old score",
@@ -219,7 +207,7 @@ describe("voice-agent-diff: breaks outside the service", () => {
           rollback: "Answer questions about bookings, refunds and upgrades.",
         }),
       );
-      const harmless = await preview(p, "breaking-harmless");
+      const harmless = await preview(p, "breaking-harmless", emu.url, ["--show-sames"]);
       expect(findBreaking(harmless, recordedReuse(harmless))).toEqual([]);
       const report = renderReport(harmless);
       expect(report).not.toContain("Breaks outside the service");

@@ -5,27 +5,12 @@
  * consequence kinds the e2e program does not make (a widget adopted or removed, a group disabled,
  * custom analysis off, a pin), values known only after apply, and a preview without `--show-sames`.
  */
-import { readFileSync } from "node:fs";
-import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import { findBreaking } from "../../src/gitops/breaking";
-import {
-  type PreviewJson,
-  type PreviewStep,
-  parsePreview,
-  recordedReuse,
-  renderReport,
-} from "../../src/gitops/report";
-import { REPO_ROOT } from "../support/pulumi";
+import { type PreviewJson, type PreviewStep, recordedReuse, renderReport } from "../../src/gitops/report";
+import { fixture, stepOf } from "./previews";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-const FIXTURES = path.join(REPO_ROOT, "test/fixtures/previews");
-const fixture = (name: "breaking-all" | "breaking-harmless"): PreviewJson =>
-  parsePreview(JSON.parse(readFileSync(path.join(FIXTURES, `${name}.json`), "utf8")));
-
-/** The step of the resource named `name` (the one that carries its new state, when several). */
-const stepOf = (preview: PreviewJson, name: string): PreviewStep =>
-  preview.steps!.find((s) => s.urn.endsWith(`::${name}`))!;
 
 /** The ids found in `preview`, as `voice-agent-diff` finds them (versions put back as recorded). */
 const ids = (preview: PreviewJson): string[] =>
@@ -193,6 +178,14 @@ describe("breaks outside the service", () => {
       widget.rotateKeyTrigger = UNKNOWN;
       widget.allowedOrigins = [UNKNOWN];
       expect(ids(preview).filter((id) => id.startsWith("widget"))).toEqual(["widget-status:support"]);
+    });
+
+    test("the agent is named from the widget's dependency when the preview does not show it", () => {
+      const preview = harmlessWith("support-widget", (s) => {
+        inputs(s).rotateKeyTrigger = "2";
+      });
+      preview.steps = preview.steps!.filter((s) => !s.urn.endsWith("Agent::support"));
+      expect(ids(preview)).toEqual(["widget-key:support"]);
     });
 
     test("removing the trigger rotates too (the provider compares it with null)", () => {

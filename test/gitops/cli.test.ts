@@ -7,8 +7,11 @@ import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY } from "../../src/emulator";
+import { findBreaking } from "../../src/gitops/breaking";
 import { HELP, OPTIONS } from "../../src/gitops/main";
+import { recordedReuse } from "../../src/gitops/report";
 import { REPO_ROOT } from "../support/pulumi";
+import { fixture } from "./previews";
 
 const CLI = path.join(REPO_ROOT, "dist/gitops/cli.js");
 const FIXTURE = path.join(REPO_ROOT, "test/fixtures/previews/support-agent-prompt-change.json");
@@ -110,22 +113,26 @@ describe("voice-agent-diff", () => {
   });
 
   describe("--fail-on-breaking", () => {
-    const ALL = [
-      "analysis:Legacy/Old score",
-      "analysis:Quality/Escalated",
-      "analysis:Quality/Resolved",
-      "analysis:Sales/Interested",
-      "analysis:Survey/NPS",
-      "knowledge-base:support/Pricing",
-      "language:support/ta-IN",
-      "off-air:retired",
-      "rollback:rollback",
-      "transfer-number:support/+15550101",
-      "variable:support/order_id",
-      "widget-key:support",
-      "widget-origin:support/https://help.example",
-      "widget-status:support",
-    ];
+    // The ids breaking.test.ts checks one by one (14, every kind).
+    const preview = fixture("breaking-all");
+    const ALL = findBreaking(preview, recordedReuse(preview)).map((b) => b.id);
+
+    test("the fixture holds every kind of break", () => {
+      expect(new Set(ALL.map((id) => id.split(":")[0]))).toEqual(
+        new Set([
+          "analysis",
+          "knowledge-base",
+          "language",
+          "off-air",
+          "rollback",
+          "transfer-number",
+          "variable",
+          "widget-key",
+          "widget-origin",
+          "widget-status",
+        ]),
+      );
+    });
 
     test("exit code 4 while a break is not acknowledged: the report on stdout, the open ids on stderr", () => {
       const r = run(["--fail-on-breaking", "--acknowledge", "widget-key:support", BREAKING]);
@@ -135,7 +142,7 @@ describe("voice-agent-diff", () => {
       expect(r.stdout).toContain("- `off-air:retired`: ");
       const open = ALL.filter((id) => id !== "widget-key:support");
       expect(r.stderr).toBe(
-        "voice-agent-diff: 13 breaks outside the service are not acknowledged:\n" +
+        `voice-agent-diff: ${open.length} breaks outside the service are not acknowledged:\n` +
           open.map((id) => `  ${id}\n`).join("") +
           "Acknowledge each intended one with --acknowledge ID (repeatable) or VOICE_AGENT_ACKNOWLEDGE (comma-separated ids).\n",
       );
