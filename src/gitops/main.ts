@@ -32,7 +32,9 @@ prompt), which version of each agent will be published or put back live, then th
 warnings and errors. At the top, "Breaks outside the service": the valid changes that break someone
 else (an analysis key calls publish, the widget's key, origins or status, a custom variable, a
 transfer number, a language, a knowledge base, an agent off air, a rollback), one line each, its
-stable id first. Reads preview.json, or stdin without a file; writes the Markdown to stdout.
+stable id first (run the preview with --show-sames, so that unchanged analysis groups and
+knowledge bases are named). Reads preview.json, or stdin without a file; writes the Markdown to
+stdout.
 
 Options:
   --title TEXT   the report's heading (default "Voice agents: preview")
@@ -47,13 +49,13 @@ Options:
   -h, --help     show this help and exit
 
 Environment:
-  ${ACKNOWLEDGE_ENV.padEnd(22)} comma-separated ids to acknowledge, as --acknowledge
+  ${ACKNOWLEDGE_ENV.padEnd(24)} comma-separated ids to acknowledge, as --acknowledge
 
 Environment (read only with --resolve):
-  ${ENV_KEYS.baseUrl.padEnd(22)} the service's URL (https; plain http only on a loopback host)
-  ${ENV_KEYS.apiKey.padEnd(22)} the workspace API key (never printed)
-  ${ENV_KEYS.rateLimitPerMinute.padEnd(22)} requests per minute to keep under (default 300)
-  ${DEBUG_ENV.padEnd(22)} 1 or true: one line per HTTP request on stderr
+  ${ENV_KEYS.baseUrl.padEnd(24)} the service's URL (https; plain http only on a loopback host)
+  ${ENV_KEYS.apiKey.padEnd(24)} the workspace API key (never printed)
+  ${ENV_KEYS.rateLimitPerMinute.padEnd(24)} requests per minute to keep under (default 300)
+  ${DEBUG_ENV.padEnd(24)} 1 or true: one line per HTTP request on stderr
 
 Exit codes:
   0  the report was written
@@ -65,10 +67,10 @@ Exit codes:
      names each id); the report was written
 
 Examples:
-  pulumi preview --stack prod --json > preview.json
+  pulumi preview --stack prod --show-sames --json > preview.json
   voice-agent-diff --resolve --title "Voice agents: prod" preview.json > report.md
   voice-agent-diff --fail-on-breaking --acknowledge widget-key:support preview.json > report.md
-  pulumi preview --json | voice-agent-diff > report.md
+  pulumi preview --show-sames --json | voice-agent-diff > report.md
 `;
 
 function parse(argv: string[]) {
