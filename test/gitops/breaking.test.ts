@@ -68,6 +68,20 @@ describe("breaks outside the service", () => {
     expect(section).toContain("- `widget-status:support`: the widget of `support` is paused");
   });
 
+  test.each([
+    ["support-agent-create", []],
+    ["support-agent-no-change", []],
+    ["support-agent-prompt-change", []],
+    ["two-agents-add", []],
+    ["two-agents-change", []],
+    ["two-agents-revert", ["rollback:alpha"]],
+    ["rollback-label", []],
+    ["rollback-revert", ["rollback:reservations"]],
+    ["rollback-delete", ["off-air:reservations"]],
+  ])("the other recorded previews: %s lists %j", (name, expected) => {
+    expect(ids(fixture(name))).toEqual(expected);
+  });
+
   describe("analysis keys", () => {
     test("a group disabled: every item of it; its description edited beside: nothing more", () => {
       const preview = harmlessWith("quality", (s) => {
