@@ -5,35 +5,57 @@
 import { readFileSync } from "node:fs";
 import { parseCommandLine, runCommand, UsageError } from "../cli/command";
 import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
-import { findReusedVersions, parsePreview, renderReport } from "./report";
+import { findBreaking } from "./breaking";
+import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
+
+/** Exit code of `--fail-on-breaking` when a break outside the service is not acknowledged. */
+export const EXIT_BREAKING = 4;
+/** Comma-separated ids of acknowledged breaks outside the service, added to `--acknowledge`. */
+export const ACKNOWLEDGE_ENV = "VOICE_AGENT_ACKNOWLEDGE";
 
 /** The command's options (`node:util` `parseArgs`, strict). */
 export const OPTIONS = {
   title: { type: "string" },
   resolve: { type: "boolean" },
+  "fail-on-breaking": { type: "boolean" },
+  acknowledge: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
 } as const;
 
 /** `voice-agent-diff --help`. */
-export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve] [preview.json]
+export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve] [--fail-on-breaking] [--acknowledge ID]...
+                        [preview.json]
 
 Turns the output of \`pulumi preview --json\` into Markdown for a pull-request comment: per
 voice-agent resource the action, the changed arguments, line diffs of long text (the system
 prompt), which version of each agent will be published or put back live, then the preview's
-warnings and errors. Reads preview.json, or stdin without a file; writes the Markdown to stdout.
+warnings and errors. At the top, "Breaks outside the service": the valid changes that break someone
+else (an analysis key calls publish, the widget's key, origins or status, a custom variable, a
+transfer number, a language, a knowledge base, an agent off air, a rollback), one line each, its
+stable id first (run the preview with --show-sames, so that unchanged analysis groups and
+knowledge bases are named). Reads preview.json, or stdin without a file; writes the Markdown to
+stdout.
 
 Options:
   --title TEXT   the report's heading (default "Voice agents: preview")
   --resolve      ask the service which published version a revert brings back, also finding
                  versions published outside the stack (the dashboard); without it, only versions
                  this stack recorded are named and the service is not contacted
+  --fail-on-breaking
+                 exit with code ${EXIT_BREAKING} when a break outside the service is not acknowledged
+                 (the report is still written)
+  --acknowledge ID
+                 acknowledge the break with this id (e.g. widget-key:support); repeatable
   -h, --help     show this help and exit
 
+Environment:
+  ${ACKNOWLEDGE_ENV.padEnd(24)} comma-separated ids to acknowledge, as --acknowledge
+
 Environment (read only with --resolve):
-  ${ENV_KEYS.baseUrl.padEnd(22)} the service's URL (https; plain http only on a loopback host)
-  ${ENV_KEYS.apiKey.padEnd(22)} the workspace API key (never printed)
-  ${ENV_KEYS.rateLimitPerMinute.padEnd(22)} requests per minute to keep under (default 300)
-  ${DEBUG_ENV.padEnd(22)} 1 or true: one line per HTTP request on stderr
+  ${ENV_KEYS.baseUrl.padEnd(24)} the service's URL (https; plain http only on a loopback host)
+  ${ENV_KEYS.apiKey.padEnd(24)} the workspace API key (never printed)
+  ${ENV_KEYS.rateLimitPerMinute.padEnd(24)} requests per minute to keep under (default 300)
+  ${DEBUG_ENV.padEnd(24)} 1 or true: one line per HTTP request on stderr
 
 Exit codes:
   0  the report was written
@@ -41,11 +63,14 @@ Exit codes:
      service could not be asked; or Node.js is older than 22.19
   2  wrong usage: an unknown option, an option without its value, more than one file, or no
      file while stdin is a terminal
+  ${EXIT_BREAKING}  with --fail-on-breaking: a break outside the service is not acknowledged (stderr
+     names each id); the report was written
 
 Examples:
-  pulumi preview --stack prod --json > preview.json
+  pulumi preview --stack prod --show-sames --json > preview.json
   voice-agent-diff --resolve --title "Voice agents: prod" preview.json > report.md
-  pulumi preview --json | voice-agent-diff > report.md
+  voice-agent-diff --fail-on-breaking --acknowledge widget-key:support preview.json > report.md
+  pulumi preview --show-sames --json | voice-agent-diff > report.md
 `;
 
 function parse(argv: string[]) {
@@ -95,11 +120,42 @@ export function main(argv: string[]): Promise<void> {
       }
       reused = await findReusedVersions(preview, client);
     }
+    const acknowledged = new Set(
+      [...(args.acknowledge ?? []), ...(process.env[ACKNOWLEDGE_ENV] ?? "").split(",")]
+        .map((id) => id.trim())
+        .filter((id) => id !== ""),
+    );
     process.stdout.write(
       renderReport(preview, {
         ...(args.title !== undefined ? { title: args.title } : {}),
         ...(reused ? { reused } : {}),
+        acknowledged,
       }),
     );
+    checkAcknowledged(
+      findBreaking(preview, reused ?? recordedReuse(preview)).map((b) => b.id),
+      acknowledged,
+      args["fail-on-breaking"] === true,
+    );
   });
+}
+
+/**
+ * Says on stderr which breaks are not acknowledged (with --fail-on-breaking, exit code 4) and which
+ * acknowledged ids the preview does not list (a note: a stale acknowledgement is harmless).
+ */
+function checkAcknowledged(ids: readonly string[], acknowledged: ReadonlySet<string>, fail: boolean): void {
+  const unlisted = [...acknowledged].filter((id) => !ids.includes(id));
+  if (unlisted.length > 0)
+    process.stderr.write(
+      `voice-agent-diff: note: acknowledged but not in this preview: ${unlisted.join(", ")}\n`,
+    );
+  const open = ids.filter((id) => !acknowledged.has(id));
+  if (!fail || open.length === 0) return;
+  process.stderr.write(
+    `voice-agent-diff: ${open.length} break${open.length === 1 ? " outside the service is" : "s outside the service are"} not acknowledged:\n` +
+      open.map((id) => `  ${id}\n`).join("") +
+      `Acknowledge each intended one with --acknowledge ID (repeatable) or ${ACKNOWLEDGE_ENV} (comma-separated ids).\n`,
+  );
+  process.exitCode = EXIT_BREAKING;
 }

@@ -4,7 +4,6 @@
  * every platform line), what will be published and what will go live; then warnings and errors.
  */
 import { createPatch } from "diff";
-import { z } from "zod";
 import type { VoiceAgentClient } from "../client";
 import { deepEqual } from "../provider/normalize";
 import type { AgentArgs } from "../resources/agent";
@@ -14,121 +13,58 @@ import { reuseCandidates } from "../resources/agentVersion/reuse";
 import type { AnalysisGroupArgs } from "../resources/analysisGroup";
 import type { KnowledgeBaseArgs } from "../resources/knowledgeBase";
 import type { WidgetArgs } from "../resources/widget";
+import { type Breaking, findBreaking } from "./breaking";
+import { backticks, code } from "./markdown";
+import {
+  agentStepOf,
+  isRecord,
+  nameOf,
+  num,
+  type PreviewJson,
+  type PreviewStep,
+  TYPE_PREFIX,
+  typeOf,
+  UNKNOWN,
+} from "./preview";
 
-const Props = z.record(z.string(), z.unknown());
+export { PreviewJson, type PreviewStep, parsePreview } from "./preview";
 
-/** A resource's state in a step of `pulumi preview --json`: the parts the report reads. */
-const StepState = z.object({
-  type: z.string(),
-  id: z.string().optional(),
-  inputs: Props.optional(),
-  outputs: Props.optional(),
-  /** Per input, the URNs of the resources its value came from. */
-  propertyDependencies: z.record(z.string(), z.array(z.string()).nullable()).nullish(),
-});
-
-const PreviewStep = z.object({
-  op: z.string(),
-  urn: z.string(),
-  oldState: StepState.nullish(),
-  newState: StepState.nullish(),
-  diffReasons: z.array(z.string()).nullish(),
-  replaceReasons: z.array(z.string()).nullish(),
-});
-
-/** The parts of a `pulumi preview --json` document the report reads (anything else is ignored). */
-export const PreviewJson = z.object({
-  steps: z.array(PreviewStep).nullish(),
-  diagnostics: z
-    .array(z.object({ urn: z.string().nullish(), message: z.string(), severity: z.string() }))
-    .nullish(),
-  changeSummary: z.record(z.string(), z.number()).nullish(),
-});
-
-/** A `pulumi preview --json` document, as far as the report reads it. */
-export type PreviewJson = z.infer<typeof PreviewJson>;
-/** One step (one resource's planned operation) of a {@link PreviewJson}. */
-export type PreviewStep = z.infer<typeof PreviewStep>;
+/** The words of a space-separated list, as a union type. */
+type Words<S extends string> = S extends `${infer Word} ${infer Rest}` ? Word | Words<Rest> : S;
 
 /**
- * Checks that `value` (parsed JSON) has the shape of `pulumi preview --json` output.
- *
- * @throws {Error} naming the first part that does not fit, the zod error as `cause`.
+ * A resource's arguments as one space-separated list, each reaching the provider as the input of
+ * the same name unless `renamed` names another. It compiles only when the list holds exactly the
+ * arguments of `T`, so every list stays equal to its resource's arguments.
  */
-export function parsePreview(value: unknown): PreviewJson {
-  const parsed = PreviewJson.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
-    throw new Error(`not a \`pulumi preview --json\` document${where}: ${issue?.message ?? "invalid"}`, {
-      cause: parsed.error,
-    });
-  }
-  return parsed.data;
+function argumentsOf<T>() {
+  return <S extends string>(
+    names: S & ([Words<S>] extends [keyof T] ? ([keyof T] extends [Words<S>] ? S : never) : never),
+    renamed: Partial<Record<Words<S>, string>> = {},
+  ): Readonly<Record<string, string>> => {
+    const inputs: Partial<Record<string, string>> = renamed;
+    return Object.fromEntries(names.split(" ").map((arg) => [arg, inputs[arg] ?? arg]));
+  };
 }
-
-const TYPE_PREFIX = "pulumi-nodejs:dynamic/voice-agent:";
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /**
  * Per resource type, each argument the program gives → the input it reaches the provider as. Only
  * these are shown: the rest of the inputs (the Agent's `contentHash`, what an AgentVersion copies
- * from its Agent to find and publish the draft, `__provider`) is plumbing. `satisfies` keeps every
- * list equal to the resource's arguments.
+ * from its Agent to find and publish the draft, `__provider`) is plumbing.
  */
 const ARGUMENTS: Record<string, Readonly<Record<string, string>>> = {
-  Agent: {
-    name: "name",
-    systemPrompt: "systemPrompt",
-    greeting: "greeting",
-    language: "language",
-    transcriber: "transcriber",
-    model: "model",
-    voice: "voice",
-    conversation: "conversation",
-    call: "call",
-    inbound: "inbound",
-    builtinTools: "builtinTools",
-    variables: "variables",
-    knowledgeBaseIds: "knowledgeBaseIds",
-    analysisGroupIds: "analysisGroupIds",
-    memory: "memory",
-    numbers: "numbers",
-    adoptId: "adoptId",
-  } satisfies Record<keyof AgentArgs, string>,
-  AgentVersion: {
+  Agent: argumentsOf<AgentArgs>()(
+    "name systemPrompt greeting language transcriber model voice conversation call inbound builtinTools variables knowledgeBaseIds analysisGroupIds memory numbers adoptId",
+  ),
+  AgentVersion: argumentsOf<AgentVersionArgs>()("agent label notes live version", {
     agent: "agentId",
-    label: "label",
-    notes: "notes",
-    live: "live",
     version: "pinnedVersion",
-  } satisfies Record<keyof AgentVersionArgs, string>,
-  Widget: {
-    agentId: "agentId",
-    name: "name",
-    allowedOrigins: "allowedOrigins",
-    enabledModes: "enabledModes",
-    theme: "theme",
-    defaultVariables: "defaultVariables",
-    status: "status",
-    rotateKeyTrigger: "rotateKeyTrigger",
-    rotateKeyOnCreate: "rotateKeyOnCreate",
-  } satisfies Record<keyof WidgetArgs, string>,
-  KnowledgeBase: {
-    name: "name",
-    description: "description",
-    documents: "documents",
-    readyTimeoutSeconds: "readyTimeoutSeconds",
-    adoptId: "adoptId",
-  } satisfies Record<keyof KnowledgeBaseArgs, string>,
-  AnalysisGroup: {
-    name: "name",
-    description: "description",
-    enabled: "enabled",
-    items: "items",
-    adoptDefault: "adoptDefault",
-    adoptId: "adoptId",
-  } satisfies Record<keyof AnalysisGroupArgs, string>,
+  }),
+  Widget: argumentsOf<WidgetArgs>()(
+    "agentId name allowedOrigins enabledModes theme defaultVariables status rotateKeyTrigger rotateKeyOnCreate",
+  ),
+  KnowledgeBase: argumentsOf<KnowledgeBaseArgs>()("name description documents readyTimeoutSeconds adoptId"),
+  AnalysisGroup: argumentsOf<AnalysisGroupArgs>()("name description enabled items adoptDefault adoptId"),
 };
 
 /** Replacement causes that are not arguments, in words. */
@@ -167,20 +103,6 @@ const ACTIONS: Record<string, [string, string]> = {
   refresh: ["", ""],
 };
 
-/** A run of backticks longer than any in `text`, and at least `min` long (CommonMark). */
-function backticks(text: string, min: number): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  return "`".repeat(Math.max(min, longest + 1));
-}
-
-/** `text` as an inline code span that no backtick in it can close early. */
-function code(text: string): string {
-  const fence = backticks(text, 1);
-  // A space each side keeps a leading or trailing backtick (or space) of the content; CommonMark strips it.
-  const pad = /^[` ]|[` ]$/.test(text) && text.trim() !== "" ? " " : "";
-  return `${fence}${pad}${text}${pad}${fence}`;
-}
-
 /** An inline code span for a table cell: pipes escaped, so they do not end the cell. */
 function cell(text: string): string {
   return code(text.replace(/\n/g, " ")).replace(/\|/g, "\\|");
@@ -194,22 +116,6 @@ function fenced(body: string, info: string): string {
 
 function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-function nameOf(urn: string): string {
-  return urn.slice(urn.lastIndexOf("::") + 2);
-}
-
-function typeOf(step: PreviewStep): string {
-  return (step.newState?.type ?? step.oldState?.type ?? "").replace(TYPE_PREFIX, "");
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === "number" ? v : undefined;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** Leaf values of a nested value, keyed by their path (`a.b[0].c`). */
@@ -274,26 +180,6 @@ function fieldChanges(step: PreviewStep): string {
   if (rows.length === 0) return "";
   const head = step.op === "create" ? "| Field | | Value |" : "| Field | Now | After this change |";
   return `${head}\n|---|---|---|\n${rows.join("\n")}\n\n${diffs.join("\n")}`;
-}
-
-/**
- * The step of the Agent an AgentVersion step publishes: the resource its `agentId` input comes from
- * (`propertyDependencies`, known even when the agent is still to be created), else the Agent whose
- * id the input holds. Undefined when neither is in the preview.
- */
-function agentStepOf(step: PreviewStep, steps: readonly PreviewStep[]): PreviewStep | undefined {
-  const state = step.newState ?? step.oldState;
-  const agents = steps.filter((s) => typeOf(s) === "Agent");
-  // A replaced agent has several steps: the one that carries its new state.
-  const pick = (found: PreviewStep[]) =>
-    found.find((s) => s.newState?.inputs && !s.op.startsWith("delete")) ?? found[0];
-  const from = state?.propertyDependencies?.agentId ?? [];
-  const byUrn = agents.filter((s) => from.includes(s.urn));
-  if (byUrn.length > 0) return pick(byUrn);
-  const id = state?.inputs?.agentId;
-  if (typeof id !== "string" || id === UNKNOWN) return undefined;
-  const byId = agents.filter((s) => s.oldState?.id === id || s.oldState?.outputs?.agentId === id);
-  return byId.length > 0 ? pick(byId) : undefined;
 }
 
 /** The recorded `knownVersions` of an Agent's state: content hash → version number. */
@@ -447,6 +333,19 @@ function blocked(step: PreviewStep): string {
   return reasons.length ? `\n> **Blocked:** ${reasons.join("; ")}\n` : "";
 }
 
+/** "Breaks outside the service": one line per consequence, its id first; empty when there is none. */
+function breakingSection(breaks: readonly Breaking[], acknowledged: ReadonlySet<string>): string {
+  if (breaks.length === 0) return "";
+  const lines = breaks.map(
+    (b) => `- ${code(b.id)}${acknowledged.has(b.id) ? " (acknowledged)" : ""}: ${b.what}`,
+  );
+  return (
+    "#### Breaks outside the service\n\n" +
+    "Valid changes that break someone outside this pull request; each is acknowledged by its id.\n\n" +
+    `${lines.join("\n")}\n\n`
+  );
+}
+
 /** Markdown for a pull-request comment from a `pulumi preview --json` document. */
 export function renderReport(
   preview: PreviewJson,
@@ -455,11 +354,14 @@ export function renderReport(
     title?: string;
     /** AgentVersion URN → the published version the service holds for it (`findReusedVersions`). */
     reused?: ReadonlyMap<string, number>;
+    /** The ids of the breaks outside the service the pull request acknowledges (`--acknowledge`). */
+    acknowledged?: ReadonlySet<string>;
   } = {},
 ): string {
   // Asked of the service (`--resolve`), else as the stack recorded it.
   const checked = opts.reused !== undefined;
   const reused = opts.reused ?? recordedReuse(preview);
+  const breaks = breakingSection(findBreaking(preview, reused), opts.acknowledged ?? new Set());
   const all = preview.steps ?? [];
   const steps = all.filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
   const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
@@ -488,5 +390,5 @@ export function renderReport(
   const otherList = others.length
     ? `\nOther resources: ${others.map((s) => `${ACTIONS[s.op]![1]} ${code(nameOf(s.urn))}`).join(", ")}.\n`
     : "";
-  return `### ${title}\n\n**${summary}**\n\n${sections.join("\n")}${otherList}${notes}`;
+  return `### ${title}\n\n${breaks}**${summary}**\n\n${sections.join("\n")}${otherList}${notes}`;
 }

@@ -7,17 +7,29 @@ import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY } from "../../src/emulator";
+import { findBreaking } from "../../src/gitops/breaking";
 import { HELP, OPTIONS } from "../../src/gitops/main";
+import { recordedReuse } from "../../src/gitops/report";
 import { REPO_ROOT } from "../support/pulumi";
+import { fixture } from "./previews";
 
 const CLI = path.join(REPO_ROOT, "dist/gitops/cli.js");
 const FIXTURE = path.join(REPO_ROOT, "test/fixtures/previews/support-agent-prompt-change.json");
+/** Every kind of break outside the service, and only harmless neighbours (breaking.e2e.test.ts). */
+const BREAKING = path.join(REPO_ROOT, "test/fixtures/previews/breaking-all.json");
+const HARMLESS = path.join(REPO_ROOT, "test/fixtures/previews/breaking-harmless.json");
 
 function run(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; node?: string } = {}) {
   const r = spawnSync(opts.node ?? process.execPath, [CLI, ...args], {
     input: opts.input ?? "",
     encoding: "utf8",
-    env: { ...process.env, VOICE_AGENT_BASE_URL: "", VOICE_AGENT_API_KEY: "", ...opts.env },
+    env: {
+      ...process.env,
+      VOICE_AGENT_BASE_URL: "",
+      VOICE_AGENT_API_KEY: "",
+      VOICE_AGENT_ACKNOWLEDGE: "",
+      ...opts.env,
+    },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -50,13 +62,14 @@ describe("voice-agent-diff", () => {
       if ("short" in option) expect(r.stdout).toContain(`-${option.short}, --${name}`);
     }
     for (const env of [
+      "VOICE_AGENT_ACKNOWLEDGE",
       "VOICE_AGENT_BASE_URL",
       "VOICE_AGENT_API_KEY",
       "VOICE_AGENT_RATE_LIMIT",
       "VOICE_AGENT_DEBUG",
     ])
       expect(r.stdout).toContain(env);
-    expect(r.stdout).toMatch(/Exit codes:\n {2}0 .*\n {2}1 [\s\S]*\n {2}2 /);
+    expect(r.stdout).toMatch(/Exit codes:\n {2}0 .*\n {2}1 [\s\S]*\n {2}2 [\s\S]*\n {2}4 /);
     expect(r.stdout).toMatch(/Examples:\n {2}pulumi preview .*--json > preview\.json\n {2}voice-agent-diff /);
   });
 
@@ -97,6 +110,66 @@ describe("voice-agent-diff", () => {
     expect(insecure.code).toBe(1);
     expect(insecure.stderr).toMatch(/^voice-agent-diff: --resolve: .*http/);
     expect(insecure.stderr + insecure.stdout).not.toContain(DEFAULT_API_KEY);
+  });
+
+  describe("--fail-on-breaking", () => {
+    // The ids breaking.test.ts checks one by one (14, every kind).
+    const preview = fixture("breaking-all");
+    const ALL = findBreaking(preview, recordedReuse(preview)).map((b) => b.id);
+
+    test("the fixture holds every kind of break", () => {
+      expect(new Set(ALL.map((id) => id.split(":")[0]))).toEqual(
+        new Set([
+          "analysis",
+          "knowledge-base",
+          "language",
+          "off-air",
+          "rollback",
+          "transfer-number",
+          "variable",
+          "widget-key",
+          "widget-origin",
+          "widget-status",
+        ]),
+      );
+    });
+
+    test("exit code 4 while a break is not acknowledged: the report on stdout, the open ids on stderr", () => {
+      const r = run(["--fail-on-breaking", "--acknowledge", "widget-key:support", BREAKING]);
+      expect(r.code).toBe(4);
+      expect(r.stdout).toMatch(/^### Voice agents: preview\n\n#### Breaks outside the service\n/);
+      expect(r.stdout).toContain("- `widget-key:support` (acknowledged): ");
+      expect(r.stdout).toContain("- `off-air:retired`: ");
+      const open = ALL.filter((id) => id !== "widget-key:support");
+      expect(r.stderr).toBe(
+        `voice-agent-diff: ${open.length} breaks outside the service are not acknowledged:\n` +
+          open.map((id) => `  ${id}\n`).join("") +
+          "Acknowledge each intended one with --acknowledge ID (repeatable) or VOICE_AGENT_ACKNOWLEDGE (comma-separated ids).\n",
+      );
+    });
+
+    test("exit code 0 once every break is acknowledged, by options and the environment together", () => {
+      const [first, second, ...rest] = ALL;
+      const r = run(["--fail-on-breaking", "--acknowledge", first!, `--acknowledge=${second}`, BREAKING], {
+        env: { VOICE_AGENT_ACKNOWLEDGE: ` ${rest.join(" , ")} ,` },
+      });
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      for (const id of ALL) expect(r.stdout).toContain(`- \`${id}\` (acknowledged): `);
+    });
+
+    test("without the option, or with only harmless changes: exit code 0; a stale acknowledgement is a note", () => {
+      const plain = run([BREAKING]);
+      expect(plain.code).toBe(0);
+      expect(plain.stderr).toBe("");
+      expect(plain.stdout).toContain("#### Breaks outside the service");
+      const harmless = run(["--fail-on-breaking", "--acknowledge", "widget-key:support", HARMLESS]);
+      expect(harmless.code).toBe(0);
+      expect(harmless.stdout).not.toContain("Breaks outside the service");
+      expect(harmless.stderr).toBe(
+        "voice-agent-diff: note: acknowledged but not in this preview: widget-key:support\n",
+      );
+    });
   });
 
   test.skipIf(!OLD_NODE)("on Node.js 20 it says which Node.js it needs, without a stack trace", () => {

@@ -2,28 +2,19 @@
  * The pull-request report, fed with `pulumi preview --json` documents recorded from real runs of the
  * examples (test/e2e/examples.e2e.test.ts with RECORD_PREVIEWS=1).
  */
-import { readdirSync, readFileSync } from "node:fs";
-import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
 import {
   findReusedVersions,
   type PreviewJson,
-  type PreviewStep,
   parsePreview,
   recordedReuse,
   renderReport,
 } from "../../src/gitops/report";
 import { toWire } from "../../src/provider/normalize";
 import { declaredConfig } from "../../src/resources/agent/projection";
-import { REPO_ROOT } from "../support/pulumi";
 import { codeSpans, fencedBlocks, section } from "./markdown";
-
-const FIXTURES = path.join(REPO_ROOT, "test/fixtures/previews");
-const fixture = (name: string): PreviewJson =>
-  parsePreview(JSON.parse(readFileSync(path.join(FIXTURES, `${name}.json`), "utf8")));
-const stepOf = (preview: PreviewJson, name: string): PreviewStep =>
-  preview.steps!.find((s) => s.urn.endsWith(`::${name}`) && s.op !== "same")!;
+import { fixture, fixtureNames, stepOf } from "./previews";
 
 describe("voice-agent-diff report", () => {
   test("creation: every resource to create, with the declared fields", () => {
@@ -265,7 +256,7 @@ describe("voice-agent-diff report", () => {
       return found;
     }
 
-    test.each(readdirSync(FIXTURES).map((f) => f.replace(/\.json$/, "")))("%s", (name) => {
+    test.each(fixtureNames())("%s", (name) => {
       expect(plumbingListed(renderReport(fixture(name)))).toEqual([]);
     });
 

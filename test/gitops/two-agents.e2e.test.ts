@@ -6,18 +6,16 @@
  * With RECORD_PREVIEWS=1 the `pulumi preview --json` documents are written to
  * test/fixtures/previews/two-agents-*.json, where report.test.ts reads them.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { closeDispatchers, VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
-import { findReusedVersions, type PreviewJson, renderReport } from "../../src/gitops/report";
-import { PulumiProject, REPO_ROOT } from "../support/pulumi";
+import { findReusedVersions, renderReport } from "../../src/gitops/report";
+import { PulumiProject } from "../support/pulumi";
 import { section } from "./markdown";
+import { preview } from "./previews";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
-const FIXTURES = path.join(REPO_ROOT, "test/fixtures/previews");
 
 const prompt = (purpose: string) =>
   `## Agent Purpose\n${purpose}\n\n## Call Flow\nAnswer the question, then use <end_call>.\n`;
@@ -47,16 +45,6 @@ const alphaLive = new va.AgentVersion("alpha-live", { agent: alpha, label: "alph
 export const alphaVersion = alphaLive.version;
 export const alphaOrigin = alphaLive.origin;${second}
 `;
-}
-
-/** `pulumi preview --json`, written to the fixtures when RECORD_PREVIEWS is set. */
-async function preview(p: PulumiProject, name: string): Promise<PreviewJson> {
-  const { stdout } = await p.pulumi(["preview", "--json"]);
-  if (process.env.RECORD_PREVIEWS) {
-    mkdirSync(FIXTURES, { recursive: true });
-    writeFileSync(path.join(FIXTURES, `${name}.json`), stdout.replaceAll(emu.url, "http://127.0.0.1:8787"));
-  }
-  return JSON.parse(stdout);
 }
 
 beforeAll(async () => {
@@ -92,7 +80,7 @@ describe("voice-agent-diff on a stack with two agents", () => {
       p.setProgram(
         program({ id: alpha.id, purpose: "Answer questions about Alpha, politely." }, { purpose: "Beta 1." }),
       );
-      let md = renderReport(await preview(p, "two-agents-add"));
+      let md = renderReport(await preview(p, "two-agents-add", emu.url));
       expect(section(md, "alpha-live")).toContain("Publishes the agent's draft as version **7**");
       expect(section(md, "beta-live")).toContain("Publishes the agent's draft as version **0**");
       await p.upAndSettle();
@@ -102,7 +90,7 @@ describe("voice-agent-diff on a stack with two agents", () => {
       p.setProgram(
         program({ id: alpha.id, purpose: "Answer questions about Alpha, briefly." }, { purpose: "Beta 2." }),
       );
-      md = renderReport(await preview(p, "two-agents-change"));
+      md = renderReport(await preview(p, "two-agents-change", emu.url));
       expect(section(md, "alpha-live")).toContain("Publishes the agent's draft as version **8**");
       expect(section(md, "beta-live")).toContain("Publishes the agent's draft as version **1**");
       await p.upAndSettle();
@@ -112,7 +100,7 @@ describe("voice-agent-diff on a stack with two agents", () => {
       p.setProgram(
         program({ id: alpha.id, purpose: "Answer questions about Alpha, politely." }, { purpose: "Beta 3." }),
       );
-      const doc = await preview(p, "two-agents-revert");
+      const doc = await preview(p, "two-agents-revert", emu.url);
       md = renderReport(doc);
       expect(section(md, "alpha-live")).toContain("this stack published version **7**");
       expect(section(md, "beta-live")).toContain("Publishes the agent's draft as version **2**");

@@ -21,7 +21,9 @@ describe("examples/gitops workflow", () => {
 
   test("the preview job posts the voice-agent-diff report of `pulumi preview --json`, per stack", () => {
     const steps = runs("preview").join("\n");
-    expect(steps).toMatch(/pulumi preview --stack \$\{\{ matrix\.stack \}\} --json > preview\.json/);
+    expect(steps).toMatch(
+      /pulumi preview --stack \$\{\{ matrix\.stack \}\} --json --show-sames > preview\.json/,
+    );
     expect(steps).toMatch(/voice-agent-diff --resolve .*preview\.json > report\.md/);
     expect(workflow.jobs.preview.strategy.matrix.stack).toEqual(["dev", "prod"]);
     const comment = workflow.jobs.preview.steps.find((s: any) =>
@@ -29,6 +31,22 @@ describe("examples/gitops workflow", () => {
     );
     expect(comment.with.path).toBe("agents/report.md");
     expect(workflow.permissions["pull-requests"]).toBe("write");
+  });
+
+  test("a break outside the service fails the check until the description acknowledges it; the comment is posted first", () => {
+    const steps = workflow.jobs.preview.steps;
+    const report = steps.find((s: any) => s.name === "Report");
+    expect(report.run).toContain("voice-agent-diff --resolve --fail-on-breaking");
+    // The description reaches the shell as an environment variable, never spliced into the script.
+    expect(report.env.PR_BODY).toBe("${{ github.event.pull_request.body }}");
+    expect(report.run).not.toContain("github.event");
+    expect(report.run).toContain("export VOICE_AGENT_ACKNOWLEDGE");
+    const comment = steps.findIndex((s: any) => String(s.uses).includes("pull-request-comment"));
+    const gate = steps.findIndex((s: any) => s.if === "steps.report.outputs.status == '4'");
+    expect(steps.indexOf(report)).toBeLessThan(comment);
+    expect(comment).toBeLessThan(gate);
+    expect(steps[gate].run).toContain("exit 1");
+    expect(workflow.on.pull_request.types).toContain("edited");
   });
 
   test("the deploy job runs `pulumi up` per environment, dev before prod, then expects no changes", () => {

@@ -1,0 +1,101 @@
+/**
+ * The `pulumi preview --json` document as voice-agent-diff reads it: its shape (checked with zod),
+ * and what every part of the command asks of its steps: a resource's name and type, the sentinel of
+ * values known only after apply, and which Agent an AgentVersion or a Widget belongs to.
+ */
+import { z } from "zod";
+
+const Props = z.record(z.string(), z.unknown());
+
+/** A resource's state in a step of `pulumi preview --json`: the parts the report reads. */
+const StepState = z.object({
+  type: z.string(),
+  id: z.string().optional(),
+  inputs: Props.optional(),
+  outputs: Props.optional(),
+  /** Per input, the URNs of the resources its value came from. */
+  propertyDependencies: z.record(z.string(), z.array(z.string()).nullable()).nullish(),
+});
+
+const PreviewStep = z.object({
+  op: z.string(),
+  urn: z.string(),
+  oldState: StepState.nullish(),
+  newState: StepState.nullish(),
+  diffReasons: z.array(z.string()).nullish(),
+  replaceReasons: z.array(z.string()).nullish(),
+});
+
+/** The parts of a `pulumi preview --json` document the report reads (anything else is ignored). */
+export const PreviewJson = z.object({
+  steps: z.array(PreviewStep).nullish(),
+  diagnostics: z
+    .array(z.object({ urn: z.string().nullish(), message: z.string(), severity: z.string() }))
+    .nullish(),
+  changeSummary: z.record(z.string(), z.number()).nullish(),
+});
+
+/** A `pulumi preview --json` document, as far as the report reads it. */
+export type PreviewJson = z.infer<typeof PreviewJson>;
+/** One step (one resource's planned operation) of a {@link PreviewJson}. */
+export type PreviewStep = z.infer<typeof PreviewStep>;
+
+/**
+ * Checks that `value` (parsed JSON) has the shape of `pulumi preview --json` output.
+ *
+ * @throws {Error} naming the first part that does not fit, the zod error as `cause`.
+ */
+export function parsePreview(value: unknown): PreviewJson {
+  const parsed = PreviewJson.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
+    throw new Error(`not a \`pulumi preview --json\` document${where}: ${issue?.message ?? "invalid"}`, {
+      cause: parsed.error,
+    });
+  }
+  return parsed.data;
+}
+
+/** The type prefix of this package's resources in a URN or a state. */
+export const TYPE_PREFIX = "pulumi-nodejs:dynamic/voice-agent:";
+/** What `pulumi preview --json` shows for a value known only after apply. */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** The resource's name in the program: the last segment of its URN. */
+export function nameOf(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** The step's resource type without the package prefix (`Agent`, `Widget`, ...). */
+export function typeOf(step: PreviewStep): string {
+  return (step.newState?.type ?? step.oldState?.type ?? "").replace(TYPE_PREFIX, "");
+}
+
+export function num(v: unknown): number | undefined {
+  return typeof v === "number" ? v : undefined;
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The step of the Agent an AgentVersion or a Widget step belongs to: the resource its `agentId`
+ * input comes from (`propertyDependencies`, known even when the agent is still to be created), else
+ * the Agent whose id the input holds. Undefined when neither is in the preview.
+ */
+export function agentStepOf(step: PreviewStep, steps: readonly PreviewStep[]): PreviewStep | undefined {
+  const state = step.newState ?? step.oldState;
+  const agents = steps.filter((s) => typeOf(s) === "Agent");
+  // A replaced agent has several steps: the one that carries its new state.
+  const pick = (found: PreviewStep[]) =>
+    found.find((s) => s.newState?.inputs && !s.op.startsWith("delete")) ?? found[0];
+  const from = state?.propertyDependencies?.agentId ?? [];
+  const byUrn = agents.filter((s) => from.includes(s.urn));
+  if (byUrn.length > 0) return pick(byUrn);
+  const id = state?.inputs?.agentId;
+  if (typeof id !== "string" || id === UNKNOWN) return undefined;
+  const byId = agents.filter((s) => s.oldState?.id === id || s.oldState?.outputs?.agentId === id);
+  return byId.length > 0 ? pick(byId) : undefined;
+}
