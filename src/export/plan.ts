@@ -81,7 +81,10 @@ export interface ExportPlan {
   baseUrl: string;
   resources: PlannedResource[];
   prompts: PlannedFile[];
-  /** Things the user must know (each a sentence): agents gone before their read, blocked versions, failed documents. */
+  /**
+   * Things the user must know (each a sentence): agents gone before their read, blocked versions,
+   * failed documents. Written on stderr and in the README.
+   */
   warnings: string[];
 }
 

@@ -151,8 +151,8 @@ export async function readWorkspace(c: VoiceAgentClient, opts: ReadOptions = {})
     try {
       return await readAgent(c, s);
     } catch (err) {
-      // Gone between the listing and the read (the API has no delete, but the dashboard or another
-      // key's workspace change may remove it): left out, and named in the plan's warnings.
+      // Gone between the listing and the read (its read answers 404): left out, and named in the
+      // plan's warnings, so the user knows the export lacks it.
       if (err instanceof NotFoundError) return undefined;
       throw err;
     }
