@@ -1,10 +1,11 @@
 /**
  * EVERY assumption the client makes about endpoints the public reference does not show lives in
- * this file, and nowhere else. Each one follows the project's decision in
- * `/work/shared/spec/gaps.md` ("Decisions for what the API spec leaves open"). When the service
- * documents one of these endpoints, this is the one file to change.
+ * this file, and nowhere else. Each one follows the project's decision recorded in
+ * `docs/service-decisions.md` (what the service's reference leaves open, and what this project
+ * decided). When the service documents one of these endpoints, this is the one file to change
+ * (with that page).
  *
- * Shapes come from the shared schemas in `src/spec` (which follow gaps.md as well); this file pins
+ * Shapes come from the shared schemas in `src/spec` (which follow the same decisions); this file pins
  * which schema answers which route, the routes themselves, and the behaviours the client's retry
  * and recovery logic relies on.
  */
@@ -27,7 +28,7 @@ import { RotateKeyResponse, Widget } from "../spec/widget";
 const seg = (v: string | number): string => encodeURIComponent(String(v));
 
 // ---------------------------------------------------------------------------------------------
-// Versions, publish, activations (gaps.md "Versions: publish, make live, roll back").
+// Versions, publish, activations (docs/service-decisions.md "Versions: publish, make live, roll back").
 // ---------------------------------------------------------------------------------------------
 
 /** Routes of the version endpoints the reference lists without shapes, and of publish/activate. */
@@ -47,7 +48,7 @@ export { ActivationBody, ActivationRow, PublishBody, VersionRow };
 export const VersionDetail = AgentDetail;
 
 // ---------------------------------------------------------------------------------------------
-// Compare-and-set refusals (gaps.md "Compare-and-set refusals").
+// Compare-and-set refusals (docs/service-decisions.md "Compare-and-set refusals").
 // ---------------------------------------------------------------------------------------------
 
 /**
@@ -61,7 +62,7 @@ export const DRAFT_AMBIGUOUS = "draft_ambiguous";
 export const ifMatchHeader = (revision: number): string => String(revision);
 
 // ---------------------------------------------------------------------------------------------
-// Knowledge bases (gaps.md "Knowledge bases").
+// Knowledge bases (docs/service-decisions.md "Knowledge bases").
 // ---------------------------------------------------------------------------------------------
 
 /** Routes: list (cursor envelope) and create on the collection; read, PUT replace, DELETE (204) on one. */
@@ -70,13 +71,13 @@ export const knowledgeBaseRoutes = {
   one: (id: string) => `/v1/knowledge-bases/${seg(id)}`,
 };
 
-/** A knowledge base as read back, and the create/replace body (shared schemas, per gaps.md). */
+/** A knowledge base as read back, and the create/replace body (shared schemas, per docs/service-decisions.md). */
 export { KnowledgeBase, KnowledgeBaseDocument, KnowledgeBaseInput as KnowledgeBaseBodySchema };
 /** Body of `POST` (create) and `PUT` (replace: name, description and the whole document set). */
 export type KnowledgeBaseBody = z.input<typeof KnowledgeBaseInput>;
 
 // ---------------------------------------------------------------------------------------------
-// Custom analysis (gaps.md "Custom analysis").
+// Custom analysis (docs/service-decisions.md "Custom analysis").
 // ---------------------------------------------------------------------------------------------
 
 /** Routes: `GET` the library (cursor envelope of groups); `POST` a group; `PUT`/`DELETE` one. */
@@ -94,7 +95,7 @@ export type AnalysisGroupBody = z.input<typeof AnalysisGroupInput>;
 // There is no single-group read: `client.analysis.get` finds a group in the library listing.
 
 // ---------------------------------------------------------------------------------------------
-// Widget: rotate-key response and value sets (gaps.md "Widget").
+// Widget: rotate-key response and value sets (docs/service-decisions.md "Widget").
 // ---------------------------------------------------------------------------------------------
 
 /** `POST /v1/agents/{id}/widget/rotate-key` answers `{public_key, public_key_prefix, rotated_at}`. */
@@ -102,7 +103,7 @@ export const WidgetKey = RotateKeyResponse;
 
 // ---------------------------------------------------------------------------------------------
 // Catalogues and holdings: the reference shows bare arrays but not their rows
-// (gaps.md "Numbers, WhatsApp, catalogues, memory").
+// (docs/service-decisions.md "Numbers, WhatsApp, catalogues, memory").
 // ---------------------------------------------------------------------------------------------
 
 export {
@@ -123,8 +124,8 @@ export {
 // The field of each created object that carries the create marker until the answer is seen:
 // agents use the V0 `notes` (documented version metadata, `client.agents.create`); knowledge bases
 // and analysis groups have no metadata field, so their `description` carries it (shapes per
-// gaps.md) and a `PUT` (an idempotent replace, per gaps.md) restores the caller's description
-// right after (`client.knowledgeBases.create`, `client.analysis.create`).
+// docs/service-decisions.md) and a `PUT` (an idempotent replace, per the same page) restores the
+// caller's description right after (`client.knowledgeBases.create`, `client.analysis.create`).
 
 // ---------------------------------------------------------------------------------------------
 // Response enums the reference leaves open or does not show: parsed leniently, so one new value
@@ -145,7 +146,7 @@ export const NumberRowResponse = NumberRow.extend({
 });
 /** Templates: only approved ones are listed; the status values are not shown. */
 export const WhatsAppTemplateRowResponse = WhatsAppTemplateRow.extend({ status: open(["approved"]) });
-/** Knowledge-base documents: statuses and sources per gaps.md, not the reference. */
+/** Knowledge-base documents: statuses and sources per docs/service-decisions.md, not the reference. */
 export const KnowledgeBaseResponse = KnowledgeBase.extend({
   documents: z.array(
     KnowledgeBaseDocument.extend({
@@ -154,11 +155,11 @@ export const KnowledgeBaseResponse = KnowledgeBase.extend({
     }),
   ),
 });
-/** Analysis items: types per gaps.md, not the reference. */
+/** Analysis items: types per docs/service-decisions.md, not the reference. */
 export const AnalysisGroupResponse = AnalysisGroup.extend({
   items: z.array(AnalysisItem.extend({ type: open(["text", "boolean", "number", "enum"]) })),
 });
-/** Deploy-history rows: `action` beyond the values gaps.md names is not shown. */
+/** Deploy-history rows: `action` beyond the values docs/service-decisions.md names is not shown. */
 export const ActivationRowResponse = ActivationRow.extend({
   action: open(["activate", "rollback", "deactivate"]),
 });

@@ -81,7 +81,10 @@ export interface ExportPlan {
   baseUrl: string;
   resources: PlannedResource[];
   prompts: PlannedFile[];
-  /** Things the user must know (each a sentence): blocked versions, failed documents. */
+  /**
+   * Things the user must know (each a sentence): agents gone before their read, blocked versions,
+   * failed documents. Written on stderr and in the README.
+   */
   warnings: string[];
 }
 
@@ -386,6 +389,11 @@ export function planExport(ws: WorkspaceSnapshot): ExportPlan {
     declared.set(g.id, r.variable);
   }
 
+  for (const gone of ws.vanished) {
+    warnings.push(
+      `agent "${gone.name}" (${gone.id}) disappeared between the listing and its read: it is left out of the export.`,
+    );
+  }
   const base = defaultAgentConfig();
   base.analysis_group_ids = defaultGroup ? [defaultGroup.id] : [];
   for (const a of ws.agents) {

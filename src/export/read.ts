@@ -44,6 +44,8 @@ export interface WorkspaceSnapshot {
   baseUrl: string;
   /** Oldest first (creation time, then id), so names derived from them are stable. */
   agents: AgentSnapshot[];
+  /** Agents in the listing whose read then answered 404: gone meanwhile, so not exported. */
+  vanished: AgentSummaryT[];
   /** In the service's order (creation order). */
   knowledgeBases: KnowledgeBase[];
   /** In the service's order (creation order). */
@@ -149,20 +151,23 @@ export async function readWorkspace(c: VoiceAgentClient, opts: ReadOptions = {})
     try {
       return await readAgent(c, s);
     } catch (err) {
-      // Deleted between the listing and the read (the service has no delete, but a key may lose it).
+      // Gone between the listing and the read (its read answers 404): left out, and named in the
+      // plan's warnings, so the user knows the export lacks it.
       if (err instanceof NotFoundError) return undefined;
       throw err;
     }
   });
   const read = agents.filter((a): a is AgentSnapshot => a !== undefined);
+  const vanished = summaries.filter((_, i) => agents[i] === undefined);
   if (opts.agentIds === undefined)
-    return { baseUrl: c.baseUrl, agents: read, knowledgeBases, analysisGroups };
+    return { baseUrl: c.baseUrl, agents: read, vanished, knowledgeBases, analysisGroups };
   // Only what the chosen agents use.
   const kbIds = new Set(read.flatMap((a) => a.working.knowledge_base_ids));
   const groupIds = new Set(read.flatMap((a) => a.working.analysis_group_ids));
   return {
     baseUrl: c.baseUrl,
     agents: read,
+    vanished,
     knowledgeBases: knowledgeBases.filter((k) => kbIds.has(k.id)),
     analysisGroups: analysisGroups.filter((g) => groupIds.has(g.id)),
   };

@@ -1,9 +1,11 @@
 /**
- * Check failures in the program's spelling: a spec issue (wire path, snake_case) becomes a Pulumi
- * check failure naming the input as the program writes it.
+ * Failures as the user reads them. Check failures in the program's spelling: a spec issue (wire
+ * path, snake_case) becomes a Pulumi check failure naming the input as the program writes it. And
+ * which thrown errors are expected failures, said by their message alone.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { VoiceAgentError } from "../client/errors";
 import type { Issue } from "../spec/common";
 import { parseWith } from "../spec/issues";
 import { toCamelKey } from "./normalize";
@@ -47,4 +49,23 @@ export function bodyFailures<T>(
   return issues
     .filter((i) => !dependsOnUnknown(toPath(i.field), i.code, unknowns))
     .map((i) => failure(i, toPath(i.field)));
+}
+
+/**
+ * A failure the user acts on from its message alone (the service did not answer in time, a change
+ * was made outside Pulumi): our stack trace tells them nothing, so it is not printed.
+ */
+export class ExpectedFailure extends Error {}
+
+/**
+ * True for an expected failure: an {@link ExpectedFailure}, an error of the client's family (the
+ * service unreachable, the key refused, a value refused, the configuration refused), or an error
+ * whose `cause` chain holds one (a message of ours around it). Anything else (a bug) is unexpected
+ * and keeps its stack trace wherever it is printed.
+ */
+export function isExpectedFailure(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if (e instanceof ExpectedFailure || e instanceof VoiceAgentError) return true;
+  }
+  return false;
 }

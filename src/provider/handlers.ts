@@ -5,6 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { configure, providerContext } from "./context";
+import { isExpectedFailure } from "./failures";
 import { exitWithEngine } from "./lifetime";
 import { RESOURCES, type ResourceKind } from "./registry";
 import type { ResourceHandler } from "./resource";
@@ -35,6 +36,45 @@ function forTheEngine(result: pulumi.dynamic.CheckResult): pulumi.dynamic.CheckR
 }
 
 /**
+ * Lines Pulumi's dynamic-provider script is about to write for expected failures, to drop: for an
+ * error thrown by check, diff, read or delete it writes `${e}: ${e.stack}` on stderr (which the
+ * engine shows on the Stack: a stack trace through this package and Pulumi's script), then hands
+ * `e.message` to the engine, which prints it on the resource. An expected failure (the service
+ * unreachable, the key or a value refused, a change made outside Pulumi: `isExpectedFailure`) is
+ * said by its message: the user reads it once, on the resource, without our stack. Any other error
+ * keeps its line, stack trace and all. The error itself is untouched (its stack and `cause` kept).
+ */
+const unprinted = new Map<string, number>();
+let consoleFiltered = false;
+
+/** One line fewer to drop; true when `line` was one. */
+function release(line: string): boolean {
+  const pending = unprinted.get(line);
+  if (pending === undefined) return false;
+  if (pending > 1) unprinted.set(line, pending - 1);
+  else unprinted.delete(line);
+  return true;
+}
+
+function rethrowQuietly(err: unknown): never {
+  if (isExpectedFailure(err)) {
+    if (!consoleFiltered) {
+      consoleFiltered = true;
+      const write = console.error;
+      console.error = (...args: unknown[]) => {
+        if (args.length === 1 && typeof args[0] === "string" && release(args[0])) return;
+        write.apply(console, args);
+      };
+    }
+    // The script writes the line as the rejection reaches it, before the next turn of the loop.
+    const line = `${String(err)}: ${(err as Error).stack}`;
+    unprinted.set(line, (unprinted.get(line) ?? 0) + 1);
+    setImmediate(() => release(line));
+  }
+  throw err;
+}
+
+/**
  * The handler of `kind` in this process. Synchronous, with methods that wait for the resource's
  * module: provider objects serialized into existing states call it this way.
  */
@@ -43,11 +83,22 @@ export function handler(kind: ResourceKind): ResourceHandler {
     check: (olds, news) =>
       load(kind)
         .then((h) => h.check(olds, news))
-        .then(forTheEngine),
-    diff: (id, olds, news) => load(kind).then((h) => h.diff(id, olds, news)),
+        .then(forTheEngine)
+        .catch(rethrowQuietly),
+    diff: (id, olds, news) =>
+      load(kind)
+        .then((h) => h.diff(id, olds, news))
+        .catch(rethrowQuietly),
+    // Create and update errors reach the engine as their message alone: nothing written on stderr.
     create: (inputs) => load(kind).then((h) => h.create(inputs)),
-    read: (id, props) => load(kind).then((h) => h.read(id, props)),
+    read: (id, props) =>
+      load(kind)
+        .then((h) => h.read(id, props))
+        .catch(rethrowQuietly),
     update: (id, olds, news) => load(kind).then((h) => h.update(id, olds, news)),
-    delete: (id, props) => load(kind).then((h) => h.delete(id, props)),
+    delete: (id, props) =>
+      load(kind)
+        .then((h) => h.delete(id, props))
+        .catch(rethrowQuietly),
   };
 }

@@ -14,6 +14,7 @@
  * Everything else is projected: only the keys the program sets are compared, so server defaults
  * and fields the program leaves alone never cause a change.
  */
+import { ExpectedFailure } from "./failures";
 import { deepEqual, isPlainObject, type Json, type JsonObject, project } from "./normalize";
 import { containsUnknown, UNKNOWN } from "./unknowns";
 
@@ -159,7 +160,7 @@ export function changedOutside(table: FieldTable, lastSeen: JsonObject, current:
  * The error a write refuses with when the service changed since the stack last saw it: nothing
  * was written, and it says what to do next.
  */
-export class ChangedOutsidePulumiError extends Error {
+export class ChangedOutsidePulumiError extends ExpectedFailure {
   constructor(
     readonly resource: string,
     readonly fields: readonly string[],

@@ -82,16 +82,21 @@ describe("configFromPulumi", () => {
   });
 
   it("never puts the key in its error", () => {
+    // Caught outside any assertion, so the test fails if the call stops throwing.
+    let error: unknown;
     try {
       configFromPulumi(undefined, {
         VOICE_AGENT_BASE_URL: "http://evil.example.com",
         VOICE_AGENT_API_KEY: KEY,
       });
-      expect.unreachable();
     } catch (e) {
-      expect(JSON.stringify(e)).not.toContain(KEY);
-      expect(String((e as Error).stack)).not.toContain(KEY);
+      error = e;
     }
+    expect(error, "expected the plain-http URL to be refused").toBeInstanceOf(ClientConfigError);
+    expect((error as Error).message).toMatch(/https/);
+    expect(JSON.stringify(error)).not.toContain(KEY);
+    expect(String((error as Error).stack)).not.toContain(KEY);
+    expect(inspect(error, { depth: 10, showHidden: true })).not.toContain(KEY);
   });
 });
 

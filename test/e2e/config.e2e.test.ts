@@ -2,12 +2,15 @@
  * What our language host hands a program, checked against what Pulumi's own Node.js host sends
  * (`pulumi-language-nodejs`): `PULUMI_CONFIG` is an object (never `null`) and
  * `PULUMI_CONFIG_SECRET_KEYS` a list, for a stack with no configuration at all, with secrets and
- * with structured values; and a stack whose credentials come from the environment only (as
- * docs/gitops.md recommends for CI) previews and deploys.
+ * with structured values; a stack whose credentials come from the environment only (as
+ * docs/gitops.md recommends for CI) previews and deploys; and settings that do not reach the
+ * service (a key it refuses, a URL where nothing answers) fail the preview with their message
+ * once, without a stack trace.
  */
+import { createServer } from "node:net";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { PulumiProject } from "../support/pulumi";
+import { PulumiProject, REPO_ROOT } from "../support/pulumi";
 
 let emu: RunningEmulator;
 beforeAll(async () => {
@@ -69,3 +72,47 @@ export const agentId = agent.agentId;
   await p.upAndSettle({ quiet: true });
   expect((await p.outputs()).agentId).toMatch(/^[0-9a-f-]{36}$/);
 }, 180_000);
+
+test("a key the service refuses, a URL where nothing answers: the preview says so once, without our stack trace", async () => {
+  const refusedKey = "va_refused_0123456789";
+  const p = await PulumiProject.create({
+    name: "unreachable",
+    program: `
+import * as va from "pulumi-voice-agent";
+new va.Agent("a", { name: "Not checked", voice: { provider: "sarvam", voiceId: "meera" } });
+`,
+    config: { "voice-agent:baseUrl": emu.url },
+    secrets: { "voice-agent:apiKey": refusedKey },
+  });
+  /** The preview fails, printing `message` once: no stack trace, no file of ours or of Pulumi's script. */
+  const failsSaying = async (message: string) => {
+    const r = await p.preview({ allowFailure: true });
+    const text = r.stdout + r.stderr;
+    expect(r.code).not.toBe(0);
+    expect(text.split(message).length - 1, text).toBe(1);
+    expect(text).not.toMatch(/^\s+at /m);
+    for (const path of [REPO_ROOT, "rules.ts", "dynamic-provider", "node_modules"])
+      expect(text).not.toContain(path);
+    expect(text).not.toContain(refusedKey);
+  };
+  try {
+    await failsSaying(
+      "The service refused the API key, so the agent's configuration could not be checked against the service's catalogue",
+    );
+    const closed = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, "127.0.0.1", () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => resolve(port)); // nothing listens on it any more
+      });
+    });
+    await p.pulumi(["config", "set", "voice-agent:baseUrl", `http://127.0.0.1:${closed}`]);
+    await failsSaying(
+      "The agent's configuration could not be checked against the service's catalogue (voices, models, " +
+        "transcribers, languages) and the workspace's holdings (numbers, templates, knowledge bases, " +
+        "analysis groups): the service did not answer within 10 s",
+    );
+  } finally {
+    p.cleanup();
+  }
+}, 120_000);

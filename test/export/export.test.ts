@@ -7,6 +7,7 @@
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
@@ -488,11 +489,12 @@ describe("voice-agent-export (the command, dist/export/cli.js)", () => {
       );
     });
   let dir: string;
+  let shapes: Shapes;
   beforeAll(async () => {
     mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
     dir = mkdtempSync(path.join(REPO_ROOT, ".tmp", "export-cli-"));
     await resetEmulator(emu);
-    await seedShapes(client, emu);
+    shapes = await seedShapes(client, emu);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -581,5 +583,62 @@ describe("voice-agent-export (the command, dist/export/cli.js)", () => {
     expect(forced.code).toBe(0);
     expect(readFileSync(path.join(out, "Pulumi.prod.yaml"), "utf8")).toContain(emu.url);
     expect(readFileSync(path.join(out, "extra.txt"), "utf8")).toBe("mine");
+  });
+
+  test("an agent gone between the listing and its read: named on stderr and in the README, the rest exported", async () => {
+    const gone = shapes.severalVersions;
+    // In front of the emulator: the listing passes as it is; every read of `gone` is sent for an
+    // id the workspace never held, so the emulator answers its own 404, as for an agent removed
+    // right after the listing.
+    const proxy: Server = createServer(async (req, res) => {
+      const url = (req.url ?? "/").replace(
+        `/v1/agents/${gone}`,
+        "/v1/agents/00000000-0000-4000-8000-000000000000",
+      );
+      const answer = await fetch(`${emu.url}${url}`, {
+        method: req.method ?? "GET",
+        headers: { authorization: req.headers.authorization ?? "" },
+      });
+      res.writeHead(answer.status, {
+        "content-type": answer.headers.get("content-type") ?? "application/json",
+      });
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = proxy.address() as { port: number };
+      const whole = await run(["--out", path.join(dir, "whole")], {
+        VOICE_AGENT_BASE_URL: emu.url,
+        VOICE_AGENT_API_KEY: DEFAULT_API_KEY,
+      });
+      const out = path.join(dir, "gone");
+      const r = await run(["--out", out], {
+        VOICE_AGENT_BASE_URL: `http://127.0.0.1:${port}`,
+        VOICE_AGENT_API_KEY: DEFAULT_API_KEY,
+      });
+      expect(whole.code).toBe(0);
+      expect(r.code).toBe(0);
+      const line = `agent "Billing" (${gone}) disappeared between the listing and its read: it is left out of the export.`;
+      expect(r.stderr).toBe(`voice-agent-export: warning: ${line}\n`);
+      expect(readFileSync(path.join(out, "README.md"), "utf8")).toContain(`\n- ${line}\n`);
+      expect(r.stdout).toMatch(
+        /^Exported 10 agents, 6 live versions, 2 widgets, 2 knowledge bases, 3 analysis groups from /,
+      );
+      // Everything else as the export without the fault wrote it.
+      const adopted = (folder: string) =>
+        [...readFileSync(path.join(dir, folder, "index.ts"), "utf8").matchAll(/adoptId: "([^"]+)"/g)].map(
+          (m) => m[1],
+        );
+      expect(adopted("gone")).toEqual(adopted("whole").filter((id) => id !== gone));
+      const prompts = (folder: string) => readdirSync(path.join(dir, folder, "prompts")).sort();
+      expect(prompts("gone")).toEqual(prompts("whole").filter((f) => f !== "billing.md"));
+      for (const f of prompts("gone")) {
+        expect(readFileSync(path.join(out, "prompts", f), "utf8"), f).toBe(
+          readFileSync(path.join(dir, "whole", "prompts", f), "utf8"),
+        );
+      }
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });

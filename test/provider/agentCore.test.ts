@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
 import { contextFor } from "../../src/provider/context";
+import { isExpectedFailure } from "../../src/provider/failures";
 import { UNKNOWN } from "../../src/provider/unknowns";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { checkAndCreate, emulatorForFile, testContext } from "./support";
@@ -121,6 +122,8 @@ describe("a service that cannot be asked fails the preview at once", () => {
     expect(String((err as Error).message)).toContain("voice-agent:apiKey");
     expect(String((err as Error).message)).not.toContain("va_wrong_key_123");
     expect((err as Error).cause).toBeDefined();
+    // Said by its message: Pulumi's script does not print our stack trace for it (handlers.ts).
+    expect(isExpectedFailure(err)).toBe(true);
   });
 
   test("an unreachable service fails within seconds, saying what was not checked", async () => {
@@ -138,7 +141,16 @@ describe("a service that cannot be asked fails the preview at once", () => {
       .catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(String((err as Error).message)).toContain("could not be checked");
+    expect(isExpectedFailure(err)).toBe(true);
+    expect((err as Error).cause).toBeInstanceOf(Error);
   }, 30_000);
+
+  test("a bug is not an expected failure, even wrapped in a message of ours: its stack trace is printed", () => {
+    const bug = new TypeError("catalogue.models is not a function");
+    expect(isExpectedFailure(bug)).toBe(false);
+    expect(isExpectedFailure(new Error("could not be checked: oops", { cause: bug }))).toBe(false);
+    expect(isExpectedFailure("a string")).toBe(false);
+  });
 });
 
 test("a refusal of an over-long prompt does not echo the whole prompt", async () => {

@@ -1,6 +1,6 @@
 /**
  * Bad input: every refusal rule of the reference (voice-agent-api.md "Create and patch refusals",
- * the field notes, gaps.md for the widget, knowledge bases and analysis groups) fed to the
+ * the field notes, docs/service-decisions.md for the widget, knowledge bases and analysis groups) fed to the
  * provider's `check`, which runs at preview, and a few of them through a real `pulumi preview`.
  * Each refusal must name the offending field as the program spells it (camelCase path with
  * indexes, e.g. `builtinTools.holdCall.followUpSeconds`). The count of rules covered is printed.
@@ -371,7 +371,7 @@ const CASES: Case[] = [
     "document_invalid",
   ),
 
-  // Widget (gaps.md: origins, positions, shapes; the reference: colours #RRGGBB, integer pixels).
+  // Widget (docs/service-decisions.md: origins, positions, shapes; the reference: colours #RRGGBB, integer pixels).
   widget(
     "allowed origin with a wildcard",
     { allowedOrigins: ["https://*.example.com"] },
@@ -426,7 +426,7 @@ const CASES: Case[] = [
     field: "agentId",
   },
 
-  // Knowledge bases and analysis groups (gaps.md).
+  // Knowledge bases and analysis groups (docs/service-decisions.md).
   { rule: "knowledge base name: 1 to 255", kind: "knowledgeBase", inputs: { name: "" }, field: "name" },
   {
     rule: "a document has exactly one of text or url",

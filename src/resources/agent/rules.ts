@@ -12,7 +12,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { VoiceAgentClient } from "../../client";
 import { ApiError, AuthError } from "../../client/errors";
-import { failure, inputPath } from "../../provider/failures";
+import { ExpectedFailure, failure, inputPath } from "../../provider/failures";
 import type { JsonObject } from "../../provider/normalize";
 import {
   dependsOnUnknown,
@@ -156,7 +156,7 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`the service did not answer within ${Math.round(ms / 1000)} s`)),
+      () => reject(new ExpectedFailure(`the service did not answer within ${Math.round(ms / 1000)} s`)),
       ms,
     );
     timer.unref();
