@@ -51,23 +51,25 @@ export type PreviewJson = z.infer<typeof PreviewJson>;
 export type PreviewStep = z.infer<typeof PreviewStep>;
 
 /**
- * Checks that `value` (parsed JSON) has the shape of `pulumi preview --json` output.
+ * Checks that `value` (parsed JSON) has the shape of `pulumi preview --json` output (or of
+ * `command`'s, which prints the same document: `pulumi refresh --preview-only --json`).
  *
  * @throws {Error} naming the first part that does not fit, the zod error as `cause`.
  */
-export function parsePreview(value: unknown): PreviewJson {
+export function parsePreview(value: unknown, command = "pulumi preview --json"): PreviewJson {
   const parsed = PreviewJson.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
-    throw new Error(`not a \`pulumi preview --json\` document${where}: ${issue?.message ?? "invalid"}`, {
+    throw new Error(`not a \`${command}\` document${where}: ${issue?.message ?? "invalid"}`, {
       cause: parsed.error,
     });
   }
   return parsed.data;
 }
 
-const TYPE_PREFIX = "pulumi-nodejs:dynamic/voice-agent:";
+/** The type of every resource of this package, before its name (`Agent`). */
+export const TYPE_PREFIX = "pulumi-nodejs:dynamic/voice-agent:";
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /**
@@ -137,7 +139,7 @@ const INTERNAL_REASONS: Record<string, Record<string, string>> = {
 };
 
 /** The program's arguments among `inputs`, under the names the program gives them. */
-function userInputs(type: string, inputs: Record<string, unknown>): Record<string, unknown> {
+export function userInputs(type: string, inputs: Record<string, unknown>): Record<string, unknown> {
   const args = ARGUMENTS[type];
   if (!args) return Object.fromEntries(Object.entries(inputs).filter(([k]) => k !== "__provider"));
   const out: Record<string, unknown> = {};
@@ -174,7 +176,7 @@ function backticks(text: string, min: number): string {
 }
 
 /** `text` as an inline code span that no backtick in it can close early. */
-function code(text: string): string {
+export function code(text: string): string {
   const fence = backticks(text, 1);
   // A space each side keeps a leading or trailing backtick (or space) of the content; CommonMark strips it.
   const pad = /^[` ]|[` ]$/.test(text) && text.trim() !== "" ? " " : "";
@@ -196,11 +198,11 @@ function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
-function nameOf(urn: string): string {
+export function nameOf(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }
 
-function typeOf(step: PreviewStep): string {
+export function typeOf(step: PreviewStep): string {
   return (step.newState?.type ?? step.oldState?.type ?? "").replace(TYPE_PREFIX, "");
 }
 
@@ -252,8 +254,14 @@ function lineDiff(path: string, before: string | undefined, after: string | unde
   return `<details open><summary><code>${escapeHtml(path)}</code></summary>\n\n${fenced(body, "diff")}\n</details>\n`;
 }
 
-/** The changed arguments of one step, as a table and line diffs. */
-function fieldChanges(step: PreviewStep): string {
+/**
+ * The changed arguments of one step, as a table and line diffs; `columns` heads the before and
+ * after columns of an update.
+ */
+export function fieldChanges(
+  step: PreviewStep,
+  columns: readonly [string, string] = ["Now", "After this change"],
+): string {
   const type = typeOf(step);
   const before = flatten(step.op === "create" ? {} : userInputs(type, step.oldState?.inputs ?? {}));
   const after = flatten(step.op === "delete" ? {} : userInputs(type, step.newState?.inputs ?? {}));
@@ -272,7 +280,7 @@ function fieldChanges(step: PreviewStep): string {
     }
   }
   if (rows.length === 0) return "";
-  const head = step.op === "create" ? "| Field | | Value |" : "| Field | Now | After this change |";
+  const head = step.op === "create" ? "| Field | | Value |" : `| Field | ${columns[0]} | ${columns[1]} |`;
   return `${head}\n|---|---|---|\n${rows.join("\n")}\n\n${diffs.join("\n")}`;
 }
 
