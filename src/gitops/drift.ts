@@ -4,7 +4,8 @@
  *
  * That JSON lists the stack's resources with what the state recorded (each step's `oldState`) and
  * counts the changes a refresh would make (`changeSummary`), but its steps carry no value read from
- * the service (Pulumi 3.259: each step's `newState` equals its `oldState`). So this reads the
+ * the service (Pulumi 3.259: each step's `newState` equals its `oldState`; only a resource the
+ * service no longer has shows, as a `delete` step). So this reads the
  * service itself, with each resource's own refresh (the provider's `read`, the code `pulumi
  * refresh` runs), and compares what that read returns with what the state recorded:
  *
@@ -138,12 +139,8 @@ async function readDrift(
   try {
     read = await handler.read(old.id, old.outputs);
   } catch (err) {
-    throw new Error(
-      `could not read ${type} ${code(nameOf(step.urn))} (${old.id}): ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
+    const what = `${type} ${code(nameOf(step.urn))} (${old.id})`;
+    throw new Error(`could not read ${what}: ${(err as Error).message}`, { cause: err });
   }
   if (!read.id || !read.props || Object.keys(read.props).length === 0) {
     return { ...base, deleted: true, before: {}, after: {} };
