@@ -3,7 +3,8 @@
  * --json` piped into `voice-agent-diff --drift`, as the scheduled workflow of examples/gitops runs
  * it. A clean stack reports no drift (exit 0); a dashboard rollback names the deploy-history row
  * that did it; dashboard edits show each field old → new (the prompt as a line diff) and a
- * resource deleted outside Pulumi; both exit 3, and the API key is never printed.
+ * resource deleted outside Pulumi; both exit 3. It only reads the service, and never prints the
+ * API key.
  */
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { closeDispatchers, VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { clearRequestLog, requestLog } from "../support/control";
 import { PulumiProject, REPO_ROOT } from "../support/pulumi";
 import { section } from "./markdown";
 
@@ -61,6 +63,7 @@ async function driftCheck(p: PulumiProject) {
   const refresh = await p.pulumi(["refresh", "--preview-only", "--json"]);
   const file = path.join(p.dir, "refresh.json");
   writeFileSync(file, refresh.stdout);
+  await clearRequestLog(emu);
   const env = { ...process.env, VOICE_AGENT_BASE_URL: emu.url, VOICE_AGENT_API_KEY: DEFAULT_API_KEY };
   const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(process.execPath, [CLI, "--drift", file], { env }, (err, stdout, stderr) => {
@@ -69,6 +72,10 @@ async function driftCheck(p: PulumiProject) {
   });
   expect(r.stderr).toBe("");
   expect(r.stdout + r.stderr).not.toContain(DEFAULT_API_KEY);
+  // It only reads: the stack is untouched (no CLI writes it) and so is the service.
+  const log = await requestLog(emu);
+  expect(log.length).toBeGreaterThan(0);
+  expect(log.filter((e) => e.method !== "GET")).toEqual([]);
   return { code: r.code, report: r.stdout, refresh: JSON.parse(refresh.stdout) };
 }
 
