@@ -1,11 +1,13 @@
 /**
- * voice-agent-diff: turns `pulumi preview --json` into Markdown for a pull-request comment.
+ * voice-agent-diff: turns `pulumi preview --json` into Markdown for a pull-request comment, and
+ * with `--drift`, `pulumi refresh --preview-only --json` into a drift report (./drift).
  * Loaded by ./cli once the Node.js version is known to be recent enough.
  */
 import { readFileSync } from "node:fs";
 import { parseCommandLine, runCommand, UsageError } from "../cli/command";
 import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { findBreaking } from "./breaking";
+import { assertRefresh, DRIFT_EXIT, findDrift, REFRESH_PREVIEW, renderDrift } from "./drift";
 import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
 
 /** Exit code of `--fail-on-breaking` when a break outside the service is not acknowledged. */
@@ -19,12 +21,14 @@ export const OPTIONS = {
   resolve: { type: "boolean" },
   "fail-on-breaking": { type: "boolean" },
   acknowledge: { type: "string", multiple: true },
+  drift: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 /** `voice-agent-diff --help`. */
 export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve] [--fail-on-breaking] [--acknowledge ID]...
                         [preview.json]
+       voice-agent-diff --drift [--title TEXT] [refresh.json]
 
 Turns the output of \`pulumi preview --json\` into Markdown for a pull-request comment: per
 voice-agent resource the action, the changed arguments, line diffs of long text (the system
@@ -36,8 +40,15 @@ stable id first (run the preview with --show-sames, so that unchanged analysis g
 knowledge bases are named). Reads preview.json, or stdin without a file; writes the Markdown to
 stdout.
 
+With --drift: the drift alarm. Reads the output of \`pulumi refresh --preview-only --json\`, reads
+each voice-agent resource from the service as \`pulumi refresh\` would, and reports what changed
+outside Pulumi: per resource the arguments with old and new values (the system prompt as a line
+diff), resources deleted outside Pulumi, and an agent whose live version was changed outside
+Pulumi with the deploy-history rows that did it (when, which action). Exits 3 when anything drifted.
+
 Options:
-  --title TEXT   the report's heading (default "Voice agents: preview")
+  --title TEXT   the report's heading (default "Voice agents: preview"; with --drift,
+                 "Voice agents: drift of stack NAME")
   --resolve      ask the service which published version a revert brings back, also finding
                  versions published outside the stack (the dashboard); without it, only versions
                  this stack recorded are named and the service is not contacted
@@ -46,12 +57,14 @@ Options:
                  (the report is still written)
   --acknowledge ID
                  acknowledge the break with this id (e.g. widget-key:support); repeatable
+  --drift        read refresh.json (\`pulumi refresh --preview-only --json\`) and report drift;
+                 always asks the service
   -h, --help     show this help and exit
 
 Environment:
   ${ACKNOWLEDGE_ENV.padEnd(24)} comma-separated ids to acknowledge, as --acknowledge
 
-Environment (read only with --resolve):
+Environment (read only with --resolve or --drift):
   ${ENV_KEYS.baseUrl.padEnd(24)} the service's URL (https; plain http only on a loopback host)
   ${ENV_KEYS.apiKey.padEnd(24)} the workspace API key (never printed)
   ${ENV_KEYS.rateLimitPerMinute.padEnd(24)} requests per minute to keep under (default 300)
@@ -59,10 +72,12 @@ Environment (read only with --resolve):
 
 Exit codes:
   0  the report was written
-  1  the input could not be read or is not \`pulumi preview --json\` output; with --resolve, the
-     service could not be asked; or Node.js is older than 22.19
+  1  the input could not be read or is not \`pulumi preview --json\` output (with --drift,
+     \`pulumi refresh --preview-only --json\` output); with --resolve or --drift, the service
+     could not be asked or its credentials are not set; or Node.js is older than 22.19
   2  wrong usage: an unknown option, an option without its value, more than one file, or no
      file while stdin is a terminal
+  3  with --drift: something changed outside Pulumi (the report says what); 0 when nothing did
   ${EXIT_BREAKING}  with --fail-on-breaking: a break outside the service is not acknowledged (stderr
      names each id); the report was written
 
@@ -71,6 +86,8 @@ Examples:
   voice-agent-diff --resolve --title "Voice agents: prod" preview.json > report.md
   voice-agent-diff --fail-on-breaking --acknowledge widget-key:support preview.json > report.md
   pulumi preview --show-sames --json | voice-agent-diff > report.md
+  pulumi refresh --stack prod --preview-only --json > refresh.json
+  voice-agent-diff --drift refresh.json > drift.md   # exit code 3: drift
 `;
 
 function parse(argv: string[]) {
@@ -92,6 +109,26 @@ function read(file: string | undefined): string {
   }
 }
 
+/** A client from the environment, for an option that asks the service; the message names what is missing. */
+function serviceClient(option: string): VoiceAgentClient {
+  const missing = [ENV_KEYS.baseUrl, ENV_KEYS.apiKey].filter((k) => !process.env[k]?.trim());
+  if (missing.length > 0) throw new Error(`${option} asks the service: set ${missing.join(" and ")}`);
+  try {
+    return new VoiceAgentClient(configFromPulumi(undefined));
+  } catch (err) {
+    throw new Error(`${option}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** `--drift`: the drift report of a refresh preview on stdout; exit code 3 when something drifted. */
+async function drift(json: unknown, title: string | undefined): Promise<void> {
+  const refresh = parsePreview(json, REFRESH_PREVIEW);
+  assertRefresh(refresh);
+  const report = await findDrift(refresh, serviceClient("--drift"));
+  process.stdout.write(renderDrift(report, title !== undefined ? { title } : {}));
+  if (report.drifted.length > 0) process.exitCode = DRIFT_EXIT;
+}
+
 /** Runs the command with `argv` (without node and the script); sets `process.exitCode`. */
 export function main(argv: string[]): Promise<void> {
   return runCommand("voice-agent-diff", async () => {
@@ -100,26 +137,20 @@ export function main(argv: string[]): Promise<void> {
       process.stdout.write(HELP);
       return;
     }
+    if (args.drift && args.resolve)
+      throw new UsageError("--resolve is for a preview; --drift always asks the service");
     const text = read(args.file);
+    const command = args.drift ? REFRESH_PREVIEW : "pulumi preview --json";
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (err) {
-      throw new Error(`${args.file ?? "stdin"} is not the JSON of \`pulumi preview --json\``, { cause: err });
+      throw new Error(`${args.file ?? "stdin"} is not the JSON of \`${command}\``, { cause: err });
     }
+    if (args.drift) return drift(json, args.title);
     const preview = parsePreview(json);
     let reused: Map<string, number> | undefined;
-    if (args.resolve) {
-      const missing = [ENV_KEYS.baseUrl, ENV_KEYS.apiKey].filter((k) => !process.env[k]?.trim());
-      if (missing.length > 0) throw new Error(`--resolve asks the service: set ${missing.join(" and ")}`);
-      let client: VoiceAgentClient;
-      try {
-        client = new VoiceAgentClient(configFromPulumi(undefined));
-      } catch (err) {
-        throw new Error(`--resolve: ${(err as Error).message}`, { cause: err });
-      }
-      reused = await findReusedVersions(preview, client);
-    }
+    if (args.resolve) reused = await findReusedVersions(preview, serviceClient("--resolve"));
     const acknowledged = new Set(
       [...(args.acknowledge ?? []), ...(process.env[ACKNOWLEDGE_ENV] ?? "").split(",")]
         .map((id) => id.trim())

@@ -41,16 +41,17 @@ export type PreviewJson = z.infer<typeof PreviewJson>;
 export type PreviewStep = z.infer<typeof PreviewStep>;
 
 /**
- * Checks that `value` (parsed JSON) has the shape of `pulumi preview --json` output.
+ * Checks that `value` (parsed JSON) has the shape of `pulumi preview --json` output (or of
+ * `command`'s, which prints the same document: `pulumi refresh --preview-only --json`).
  *
  * @throws {Error} naming the first part that does not fit, the zod error as `cause`.
  */
-export function parsePreview(value: unknown): PreviewJson {
+export function parsePreview(value: unknown, command = "pulumi preview --json"): PreviewJson {
   const parsed = PreviewJson.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
-    throw new Error(`not a \`pulumi preview --json\` document${where}: ${issue?.message ?? "invalid"}`, {
+    throw new Error(`not a \`${command}\` document${where}: ${issue?.message ?? "invalid"}`, {
       cause: parsed.error,
     });
   }

@@ -73,7 +73,7 @@ const INTERNAL_REASONS: Record<string, Record<string, string>> = {
 };
 
 /** The program's arguments among `inputs`, under the names the program gives them. */
-function userInputs(type: string, inputs: Record<string, unknown>): Record<string, unknown> {
+export function userInputs(type: string, inputs: Record<string, unknown>): Record<string, unknown> {
   const args = ARGUMENTS[type];
   if (!args) return Object.fromEntries(Object.entries(inputs).filter(([k]) => k !== "__provider"));
   const out: Record<string, unknown> = {};
@@ -158,8 +158,14 @@ function lineDiff(path: string, before: string | undefined, after: string | unde
   return `<details open><summary><code>${escapeHtml(path)}</code></summary>\n\n${fenced(body, "diff")}\n</details>\n`;
 }
 
-/** The changed arguments of one step, as a table and line diffs. */
-function fieldChanges(step: PreviewStep): string {
+/**
+ * The changed arguments of one step, as a table and line diffs; `columns` heads the before and
+ * after columns of an update.
+ */
+export function fieldChanges(
+  step: PreviewStep,
+  columns: readonly [string, string] = ["Now", "After this change"],
+): string {
   const type = typeOf(step);
   const before = flatten(step.op === "create" ? {} : userInputs(type, step.oldState?.inputs ?? {}));
   const after = flatten(step.op === "delete" ? {} : userInputs(type, step.newState?.inputs ?? {}));
@@ -178,7 +184,7 @@ function fieldChanges(step: PreviewStep): string {
     }
   }
   if (rows.length === 0) return "";
-  const head = step.op === "create" ? "| Field | | Value |" : "| Field | Now | After this change |";
+  const head = step.op === "create" ? "| Field | | Value |" : `| Field | ${columns[0]} | ${columns[1]} |`;
   return `${head}\n|---|---|---|\n${rows.join("\n")}\n\n${diffs.join("\n")}`;
 }
 

@@ -69,7 +69,9 @@ describe("voice-agent-diff", () => {
       "VOICE_AGENT_DEBUG",
     ])
       expect(r.stdout).toContain(env);
-    expect(r.stdout).toMatch(/Exit codes:\n {2}0 .*\n {2}1 [\s\S]*\n {2}2 [\s\S]*\n {2}4 /);
+    expect(r.stdout).toMatch(
+      /Exit codes:\n {2}0 .*\n {2}1 [\s\S]*\n {2}2 [\s\S]*\n {2}3 {2}with --drift: [\s\S]*\n {2}4 /,
+    );
     expect(r.stdout).toMatch(/Examples:\n {2}pulumi preview .*--json > preview\.json\n {2}voice-agent-diff /);
   });
 
@@ -79,6 +81,7 @@ describe("voice-agent-diff", () => {
     [["--title"], "option '--title <value>' argument missing"],
     [["--resolve=yes", "preview.json"], "option '--resolve' does not take an argument"],
     [["a.json", "b.json"], "one preview file at most, got 2: a.json b.json"],
+    [["--drift", "--resolve"], "--resolve is for a preview; --drift always asks the service"],
   ])("refuses %j with exit code 2 and a clear message", (args, message) => {
     const r = run(args);
     expect(r.code).toBe(2);
@@ -170,6 +173,38 @@ describe("voice-agent-diff", () => {
         "voice-agent-diff: note: acknowledged but not in this preview: widget-key:support\n",
       );
     });
+  });
+
+  test("--drift: the refresh preview's shape, the credentials it lacks, the key never printed", () => {
+    // A refresh preview of a stack holding no voice-agent resource: nothing to read.
+    const empty = JSON.stringify({
+      steps: [{ op: "refresh", urn: "urn:pulumi:prod::agents::pulumi:pulumi:Stack::agents-prod" }],
+      changeSummary: { same: 1 },
+    });
+    const none = run(["--drift"], { input: empty });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      "voice-agent-diff: --drift asks the service: set VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY\n",
+    );
+    const creds = { VOICE_AGENT_BASE_URL: "https://voice.example.com", VOICE_AGENT_API_KEY: DEFAULT_API_KEY };
+    const clean = run(["--drift"], { input: empty, env: creds });
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toBe(
+      "### Voice agents: drift of stack `prod`\n\nNo drift: the service holds what the stack recorded " +
+        "(0 voice-agent resources read). Pulumi's refresh preview counts 1 unchanged.\n",
+    );
+    for (const r of [none, clean]) expect(r.stdout + r.stderr).not.toContain(DEFAULT_API_KEY);
+
+    const preview = run(["--drift", FIXTURE], { env: creds });
+    expect(preview.code).toBe(1);
+    expect(preview.stderr).toMatch(
+      /^voice-agent-diff: not the output of `pulumi refresh --preview-only --json`: step `[^`]+` is a "\w+", not a refresh/,
+    );
+    const shape = run(["--drift"], { input: '{"steps": {}}', env: creds });
+    expect(shape.code).toBe(1);
+    expect(shape.stderr).toMatch(
+      /^voice-agent-diff: not a `pulumi refresh --preview-only --json` document at steps: /,
+    );
   });
 
   test.skipIf(!OLD_NODE)("on Node.js 20 it says which Node.js it needs, without a stack trace", () => {

@@ -1,0 +1,283 @@
+/**
+ * The drift alarm (`voice-agent-diff --drift`): what changed in the service outside Pulumi since
+ * the stack last saw it, from `pulumi refresh --preview-only --json`.
+ *
+ * That JSON lists the stack's resources with what the state recorded (each step's `oldState`) and
+ * counts the changes a refresh would make (`changeSummary`), but its steps carry no value read from
+ * the service (Pulumi 3.259: each step's `newState` equals its `oldState`; only a resource the
+ * service no longer has shows, as a `delete` step). So this reads the
+ * service itself, with each resource's own refresh (the provider's `read`, the code `pulumi
+ * refresh` runs), and compares what that read returns with what the state recorded:
+ *
+ * - per resource changed outside Pulumi, the arguments the program sets whose value differs,
+ *   old → new, in the program's spelling (long text as a line diff, like the pull-request report);
+ *   an argument recorded as a secret is never compared nor shown (the JSON hides its value);
+ * - a resource the service no longer has (a refresh would drop it from the stack);
+ * - an AgentVersion this stack put live that is no longer live (a rollback or an activation in
+ *   the dashboard): what is live now and the deploy-history rows that did it (when, which action).
+ */
+import type { ActivationRowT, VoiceAgentClient } from "../client";
+import { contextFor } from "../provider/context";
+import { deepEqual } from "../provider/normalize";
+import { RESOURCES, type ResourceKind } from "../provider/registry";
+import type { Props } from "../provider/resource";
+import { code } from "./markdown";
+import { nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
+import { fieldChanges, userInputs } from "./report";
+
+/** The exit code of `voice-agent-diff --drift` when something drifted. */
+export const DRIFT_EXIT = 3;
+
+/** The command whose JSON `--drift` reads. */
+export const REFRESH_PREVIEW = "pulumi refresh --preview-only --json";
+
+/** The live pointer of an agent moved away from the version an AgentVersion of the stack put live. */
+export interface LiveDrift {
+  agentId: string;
+  /** The version the stack recorded live. */
+  recorded: number;
+  /** The version live now; `null` when the agent is off air, `undefined` when the history is empty. */
+  now: number | null | undefined;
+  /**
+   * The deploy-history rows since the stack's version left the air, newest first: the last one is
+   * the row that took it off (when the history reaches back that far).
+   */
+  rows: ActivationRowT[];
+}
+
+/** One resource changed outside Pulumi. */
+export interface ResourceDrift {
+  urn: string;
+  /** The resource's type without the package prefix (`Agent`). */
+  type: string;
+  id: string;
+  /** The service no longer has it: a refresh would drop it from the stack. */
+  deleted: boolean;
+  /** The changed arguments as the state recorded them, in the program's spelling. */
+  before: Record<string, unknown>;
+  /** The same arguments as the service holds them now. */
+  after: Record<string, unknown>;
+  live?: LiveDrift;
+  /** Where to see it: the dashboard page of the agent's version that holds the change. */
+  dashboardUrl?: string;
+}
+
+/** What `--drift` found. */
+export interface DriftReport {
+  /** The stack, from the resources' URNs. */
+  stack?: string;
+  /** How many resources of this package were read. */
+  checked: number;
+  drifted: ResourceDrift[];
+  /** Arguments not compared because the state holds them as secrets: `name.argument`. */
+  secrets: string[];
+  /** The refresh preview's own count of what a refresh would change (`changeSummary`). */
+  counted: Record<string, number>;
+}
+
+const SECRET = '"[secret]"';
+
+/** The provider kind of a type (`AgentVersion` → `agentVersion`), when this package has it. */
+function kindOf(type: string): ResourceKind | undefined {
+  const kind = type.charAt(0).toLowerCase() + type.slice(1);
+  return kind in RESOURCES ? (kind as ResourceKind) : undefined;
+}
+
+/**
+ * Checks that a parsed `pulumi preview --json`-shaped document is a refresh preview: every step a
+ * `refresh`, or a `delete` (a resource the service no longer has). A `pulumi preview --json` given
+ * by mistake (`same`, `update`, `create` steps) would otherwise read as "no drift".
+ *
+ * @throws {Error} naming the first step that is neither.
+ */
+export function assertRefresh(doc: PreviewJson): void {
+  const other = (doc.steps ?? []).find((s) => s.op !== "refresh" && s.op !== "delete");
+  if (other) {
+    throw new Error(
+      `not the output of \`${REFRESH_PREVIEW}\`: step ${code(nameOf(other.urn))} is a "${other.op}", ` +
+        "not a refresh (for `pulumi preview --json`, run voice-agent-diff without --drift)",
+    );
+  }
+}
+
+/**
+ * The deploy-history rows of `agentId` since version `recorded` left the air, newest first: up to
+ * and including the row whose previous version is `recorded` (the one that took it off air), at
+ * most 20.
+ */
+async function rowsSince(client: VoiceAgentClient, agentId: string, recorded: number) {
+  const rows: ActivationRowT[] = [];
+  for await (const row of client.versions.activations(agentId)) {
+    rows.push(row);
+    if (row.previous_version === recorded || rows.length >= 20) break;
+  }
+  return rows;
+}
+
+/** What one resource's refresh would change, by the provider's own read; undefined when nothing. */
+async function readDrift(
+  step: PreviewStep,
+  client: VoiceAgentClient,
+  secrets: string[],
+): Promise<ResourceDrift | undefined> {
+  const old = step.oldState;
+  const type = typeOf(step);
+  const kind = kindOf(type);
+  if (!old?.id || !old.outputs || !kind) return undefined;
+  const base = { urn: step.urn, type, id: old.id };
+  // The refresh preview found it gone (its read came back empty): nothing more to read.
+  if (step.op === "delete") return { ...base, deleted: true, before: {}, after: {} };
+  const handler = (await RESOURCES[kind]())(contextFor(client));
+  let read: { id?: string; props?: Props; inputs?: Props };
+  try {
+    read = await handler.read(old.id, old.outputs);
+  } catch (err) {
+    const what = `${type} ${code(nameOf(step.urn))} (${old.id})`;
+    throw new Error(`could not read ${what}: ${(err as Error).message}`, { cause: err });
+  }
+  if (!read.id || !read.props || Object.keys(read.props).length === 0) {
+    return { ...base, deleted: true, before: {}, after: {} };
+  }
+  // The arguments the program sets (the recorded inputs): as the state last saw them in the
+  // service (its outputs), and as the refresh reads them now (its inputs, else its outputs).
+  const recorded: Props = {};
+  const now: Props = {};
+  for (const key of Object.keys(old.inputs ?? {})) {
+    recorded[key] = old.outputs[key] ?? old.inputs?.[key];
+    now[key] = read.inputs?.[key] ?? read.props[key];
+  }
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  const nowArgs = userInputs(type, now);
+  for (const [arg, value] of Object.entries(userInputs(type, recorded))) {
+    if (JSON.stringify(value ?? null).includes(SECRET)) {
+      secrets.push(`${nameOf(step.urn)}.${arg}`);
+    } else if (!deepEqual(value ?? null, nowArgs[arg] ?? null)) {
+      before[arg] = value;
+      after[arg] = nowArgs[arg];
+    }
+  }
+  const live = type === "AgentVersion" ? await liveDrift(old.outputs, read.props, client) : undefined;
+  if (Object.keys(before).length === 0 && !live) return undefined;
+  const url = read.props.dashboardUrl;
+  return {
+    ...base,
+    deleted: false,
+    before,
+    after,
+    ...(live ? { live } : {}),
+    ...(typeof url === "string" ? { dashboardUrl: url } : {}),
+  };
+}
+
+/** An AgentVersion the stack recorded live that the read finds no longer live: what happened. */
+async function liveDrift(
+  recorded: Props,
+  read: Props,
+  client: VoiceAgentClient,
+): Promise<LiveDrift | undefined> {
+  const { agentId, version } = recorded;
+  if (recorded.isLive !== true || read.isLive !== false) return undefined;
+  if (typeof agentId !== "string" || typeof version !== "number") return undefined;
+  const rows = await rowsSince(client, agentId, version);
+  return { agentId, recorded: version, now: rows[0]?.version, rows };
+}
+
+/**
+ * Reads every resource of this package that `refresh` (a `pulumi refresh --preview-only --json`
+ * document) lists, as `pulumi refresh` would, and returns what changed outside Pulumi.
+ */
+export async function findDrift(refresh: PreviewJson, client: VoiceAgentClient): Promise<DriftReport> {
+  const ours = (refresh.steps ?? []).filter((s) => (s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
+  const secrets: string[] = [];
+  const found = await Promise.all(ours.map((s) => readDrift(s, client, secrets)));
+  const stack = /^urn:pulumi:([^:]+)::/.exec(refresh.steps?.[0]?.urn ?? "")?.[1];
+  return {
+    ...(stack ? { stack } : {}),
+    checked: ours.length,
+    drifted: found.filter((d): d is ResourceDrift => d !== undefined),
+    secrets: secrets.sort(),
+    counted: refresh.changeSummary ?? {},
+  };
+}
+
+/** One deploy-history row as a table row. */
+function historyRow(row: ActivationRowT): string {
+  const version = row.version === null ? "off air" : String(row.version);
+  const previous = row.previous_version === null ? "off air" : String(row.previous_version);
+  return `| ${row.at} | ${code(row.action)} | ${version} | ${previous} |`;
+}
+
+/** What happened to the live pointer, in words, and the deploy-history rows that did it. */
+function liveSection(live: LiveDrift): string {
+  const now =
+    live.now === undefined
+      ? ""
+      : live.now === null
+        ? ": the agent is off air"
+        : `: version **${live.now}** is`;
+  const mover = live.rows.at(-1);
+  const did =
+    mover && mover.previous_version === live.recorded
+      ? `It was taken off air by the deploy-history row of ${mover.at}: ${code(mover.action)}` +
+        `${mover.version === null ? "" : ` to version ${mover.version}`}.`
+      : `The deploy history's latest ${live.rows.length} rows do not reach the one that took it off air.`;
+  const table = live.rows.length
+    ? `\n\n| When | Action | Live version | Was live |\n|---|---|---|---|\n${live.rows.map(historyRow).join("\n")}`
+    : "";
+  return `Version **${live.recorded}**, which this stack put live, is no longer live${now}. ${did}${table}\n`;
+}
+
+/** One drifted resource's section. */
+function section(d: ResourceDrift): string {
+  const name = code(nameOf(d.urn));
+  if (d.deleted) {
+    return (
+      `#### - ${d.type} ${name}: deleted outside Pulumi\n\n` +
+      `The service no longer has it (id ${code(d.id)}): \`pulumi refresh\` would drop it from the stack, ` +
+      "and the next `pulumi up` would create it again.\n"
+    );
+  }
+  const what = d.live ? "live version changed" : "changed";
+  const where = d.dashboardUrl ? `In the dashboard: ${d.dashboardUrl}\n\n` : "";
+  const step: PreviewStep = {
+    op: "update",
+    urn: d.urn,
+    oldState: { type: `${TYPE_PREFIX}${d.type}`, inputs: d.before },
+    newState: { type: `${TYPE_PREFIX}${d.type}`, inputs: d.after },
+  };
+  const table = Object.keys(d.before).length
+    ? fieldChanges(step, ["Recorded by the stack", "In the service now"])
+    : "";
+  const live = d.live ? `${liveSection(d.live)}\n` : "";
+  return `#### ~ ${d.type} ${name}: ${what} outside Pulumi\n\n${where}${live}${table}`;
+}
+
+/** The refresh preview's `changeSummary` keys, in words. */
+const COUNTED: Record<string, string> = { same: "unchanged", update: "to update", delete: "to delete" };
+
+/** The drift report as Markdown (for a terminal, a job summary or an issue). */
+export function renderDrift(report: DriftReport, opts: { title?: string } = {}): string {
+  const title = opts.title ?? `Voice agents: drift${report.stack ? ` of stack ${code(report.stack)}` : ""}`;
+  const counted = Object.entries(report.counted)
+    .filter(([, n]) => n > 0)
+    .map(([op, n]) => `${n} ${COUNTED[op] ?? op}`)
+    .join(", ");
+  const pulumi = counted ? ` Pulumi's refresh preview counts ${counted}.` : "";
+  const secrets = report.secrets.length
+    ? `\nNot compared (the stack holds them as secrets, which the refresh JSON hides): ${report.secrets.map(code).join(", ")}.\n`
+    : "";
+  const n = report.drifted.length;
+  if (n === 0) {
+    return (
+      `### ${title}\n\nNo drift: the service holds what the stack recorded ` +
+      `(${report.checked} voice-agent resource${report.checked === 1 ? "" : "s"} read).${pulumi}\n${secrets}`
+    );
+  }
+  return (
+    `### ${title}\n\n**${n} resource${n === 1 ? "" : "s"} changed outside Pulumi** ` +
+    `(${report.checked} read).${pulumi}\n\n${report.drifted.map(section).join("\n")}${secrets}\n` +
+    "To keep a change, write it into the program; either way, `pulumi refresh` then `pulumi up` " +
+    "brings the stack and the service back in line with the program.\n"
+  );
+}

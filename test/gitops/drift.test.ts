@@ -1,0 +1,94 @@
+/**
+ * The drift alarm on refresh-preview documents built from what the provider's own `create`
+ * recorded, through the compiled command (dist/gitops/cli.js) against the emulator: an argument
+ * the state holds as a secret is never compared nor shown; a resource the refresh preview found
+ * gone is reported without a read; a `pulumi preview --json` document is refused.
+ */
+import { execFile } from "node:child_process";
+import * as path from "node:path";
+import { describe, expect, test } from "vitest";
+import type { VoiceAgentClient } from "../../src/client";
+import { DEFAULT_API_KEY, type RunningEmulator } from "../../src/emulator";
+import { assertRefresh } from "../../src/gitops/drift";
+import { parsePreview } from "../../src/gitops/report";
+import { agentProvider } from "../../src/resources/agent/provider";
+import { checkAndCreate, emulatorForFile, testContext } from "../provider/support";
+import { REPO_ROOT } from "../support/pulumi";
+
+const CLI = path.join(REPO_ROOT, "dist/gitops/cli.js");
+
+let emu: RunningEmulator;
+let client: VoiceAgentClient;
+emulatorForFile({}, (e, c) => {
+  emu = e;
+  client = c;
+});
+
+/** `voice-agent-diff --drift` on `refresh` (stdin), launched without blocking this process's emulator. */
+function drift(refresh: object): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, VOICE_AGENT_BASE_URL: emu.url, VOICE_AGENT_API_KEY: DEFAULT_API_KEY };
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [CLI, "--drift"], { env }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
+    });
+    child.stdin?.end(JSON.stringify(refresh));
+  });
+}
+
+const TYPE = "pulumi-nodejs:dynamic/voice-agent:Agent";
+const URN = `urn:pulumi:prod::agents::${TYPE}::support`;
+
+/** A refresh-preview document with one Agent step recording `inputs` and `outputs`. */
+function refreshOf(op: string, id: string, inputs: object, outputs: object) {
+  const state = { type: TYPE, id, inputs, outputs };
+  return { steps: [{ op, urn: URN, oldState: state, newState: state }], changeSummary: { update: 1 } };
+}
+
+describe("voice-agent-diff --drift", () => {
+  test("an argument recorded as a secret is neither compared nor shown; the others are", async () => {
+    const h = agentProvider(testContext);
+    const { id, inputs, outs } = await checkAndCreate(h, {
+      name: "Secretive",
+      systemPrompt: "## Agent Purpose\nThe secret plan.\n",
+    });
+    await client.agents.patch(id, {
+      name: "Renamed",
+      system_prompt: "## Agent Purpose\nAnother secret plan.\n",
+    });
+    // The refresh JSON shows a secret as "[secret]", in the inputs and in the outputs.
+    const hidden = { systemPrompt: "[secret]" };
+    const r = await drift(refreshOf("refresh", id, { ...inputs, ...hidden }, { ...outs, ...hidden }));
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(
+      /^### Voice agents: drift of stack `prod`\n\n\*\*1 resource changed outside Pulumi\*\* \(1 read\)/,
+    );
+    expect(r.stdout).toContain('| `name` | `"Secretive"` | `"Renamed"` |');
+    expect(r.stdout).toContain(
+      "Not compared (the stack holds them as secrets, which the refresh JSON hides): `support.systemPrompt`.",
+    );
+    expect(r.stdout).not.toContain("secret plan");
+  });
+
+  test("a resource the refresh preview found gone is reported deleted, without a read", async () => {
+    // No such agent in the service: a read would fail; the step's `delete` says it already.
+    const r = await drift(refreshOf("delete", "no-such-agent", { name: "Gone" }, { name: "Gone" }));
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain(
+      "#### - Agent `support`: deleted outside Pulumi\n\nThe service no longer has it (id `no-such-agent`)",
+    );
+  });
+
+  test("a `pulumi preview --json` document is refused, naming its first step that is no refresh", () => {
+    const preview = parsePreview({
+      steps: [
+        { op: "same", urn: URN },
+        { op: "update", urn: URN },
+      ],
+    });
+    expect(() => assertRefresh(preview)).toThrow(
+      'not the output of `pulumi refresh --preview-only --json`: step `support` is a "same", not a refresh',
+    );
+  });
+});
