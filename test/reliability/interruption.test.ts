@@ -18,7 +18,7 @@
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { PULUMI_HOST, toolchainBin } from "../support/pulumi";
+import { pulumiHost, toolchainBin } from "../support/pulumi";
 import {
   agentsProgram,
   api,
@@ -87,7 +87,7 @@ async function killWhen(
   // as a CI job's cleanup does. Every other process, the dynamic provider included, ends by itself.
   const stockHost = path.join(toolchainBin(), "pulumi-language-nodejs");
   const pulumiHosts =
-    PULUMI_HOST === "stock" ? [...seen.keys()].filter((pid) => executable(pid) === stockHost) : [];
+    pulumiHost() === "stock" ? [...seen.keys()].filter((pid) => executable(pid) === stockHost) : [];
   if (how === "cli") run.killCli();
   else run.killGroup();
   const res = await run.done;

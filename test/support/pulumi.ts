@@ -32,7 +32,9 @@ export const REPO_ROOT = path.resolve(__dirname, "../..");
  * default), or Pulumi's stock one as users have it (`PVA_PULUMI_HOST=stock`: the stock lane of
  * scripts/test.sh), with its own dynamic-provider launcher, no preload and no compile cache.
  */
-export const PULUMI_HOST: "ours" | "stock" = process.env.PVA_PULUMI_HOST === "stock" ? "stock" : "ours";
+export function pulumiHost(): "ours" | "stock" {
+  return process.env.PVA_PULUMI_HOST === "stock" ? "stock" : "ours";
+}
 
 /**
  * The folder put first on PATH: the Pulumi toolchain setup.sh builds (the same computation as
@@ -45,7 +47,7 @@ export function toolchainBin(): string {
   const cache =
     process.env.PVA_CACHE_DIR ??
     path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "pulumi-voice-agent");
-  if (PULUMI_HOST === "ours") return path.join(cache, `pulumi-v${version}`, "bin");
+  if (pulumiHost() === "ours") return path.join(cache, `pulumi-v${version}`, "bin");
   const bin = path.join(cache, `stock-v${version}`, "bin");
   if (!existsSync(path.join(bin, "pulumi-language-nodejs"))) {
     throw new Error(`PVA_PULUMI_HOST=stock: ${bin} holds no language host: run scripts/stock-host.sh`);
@@ -68,7 +70,7 @@ export function pulumiEnvironment(extra: Record<string, string> = {}): NodeJS.Pr
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",
     ...extra,
   };
-  if (PULUMI_HOST === "stock" && extra.PULUMI_NODEJS_TRANSPILE_ONLY === undefined) {
+  if (pulumiHost() === "stock" && extra.PULUMI_NODEJS_TRANSPILE_ONLY === undefined) {
     if (process.env.PVA_STOCK_TRANSPILE_ONLY === "true") env.PULUMI_NODEJS_TRANSPILE_ONLY = "true";
     else delete env.PULUMI_NODEJS_TRANSPILE_ONLY;
   }
