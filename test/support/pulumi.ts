@@ -59,7 +59,8 @@ export function toolchainBin(): string {
  * The environment every Pulumi command of the tests gets on top of the caller's: the toolchain
  * first on PATH, no update check, no plugin download. Under our host TypeScript programs run
  * transpile-only (the project's own type-checks cover them); under the stock host they are
- * type-checked at every run, as a user's are (Pulumi's default).
+ * type-checked at every run, as a user's are (Pulumi's default), unless PVA_STOCK_TRANSPILE_ONLY=true
+ * (docs/performance.md: what the type-check costs the stock lane).
  */
 export function pulumiEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
