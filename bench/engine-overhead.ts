@@ -8,8 +8,9 @@
  *   npx ts-node --transpile-only bench/engine-overhead.ts [agents=50] [rounds=3] [--host=stock]
  *
  * `--host=stock` runs both stacks under Pulumi's stock Node.js language host and launcher, as users
- * run them (`bash scripts/stock-host.sh` first; no preload, no compile cache, the TypeScript programs
- * type-checked at each run); the default is this project's toolchain.
+ * run them (`bash scripts/stock-host.sh` first; no preload, no compile cache); the default is this
+ * project's toolchain. The programs run transpile-only under both (`PVA_STOCK_TYPECHECK=true`
+ * type-checks them at every run under the stock host, as Pulumi does by default).
  *
  * The emulator's rate limit is off and the client pace raised, so the figures compare the provider
  * with a resource that does nothing, not with the service's pacing (bench/ratelimit-refresh.ts
