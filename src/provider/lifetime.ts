@@ -33,7 +33,8 @@ function procInfo(pid: number): { shell: boolean; ppid: number } | undefined {
     if (!Number.isInteger(ppid)) return undefined;
     let name: string;
     try {
-      name = path.basename(readlinkSync(`/proc/${pid}/exe`));
+      // A binary replaced since the process started (a package upgrade) reads "<path> (deleted)".
+      name = path.basename(readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ""));
     } catch {
       name = stat.slice(stat.indexOf("(") + 1, close);
     }
