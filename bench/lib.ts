@@ -12,10 +12,18 @@ import * as path from "node:path";
 import { DEFAULT_API_KEY, type LogEntry, startEmulator } from "../src/emulator";
 import { agentsProgram } from "../test/reliability/support";
 import { clearRequestLog, requestLog } from "../test/support/control";
-import { PulumiProject } from "../test/support/pulumi";
+import { PulumiProject, pulumiHost } from "../test/support/pulumi";
 
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
-export { agentsProgram, clearRequestLog, DEFAULT_API_KEY, PulumiProject, requestLog, startEmulator };
+export {
+  agentsProgram,
+  clearRequestLog,
+  DEFAULT_API_KEY,
+  PulumiProject,
+  pulumiHost,
+  requestLog,
+  startEmulator,
+};
 
 /** A scratch folder for emulator databases. */
 export function scratchDir(): string {

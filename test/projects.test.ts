@@ -12,7 +12,7 @@ const files = (globs: string[]) => new Set(globs.flatMap((g) => globSync(g, { cw
 
 /** What makes a file launch `pulumi`: the harness that runs the CLI, or a direct spawn of it. */
 const LAUNCHES_PULUMI =
-  /\b(PulumiProject|newProject|spawnPulumi|toolchainBin|installedPackageDir)\b|\b(spawn|spawnSync|execFile|execFileSync)\(\s*["'`]pulumi["'`]/;
+  /\b(PulumiProject|newProject|spawnPulumi|toolchainBin|pulumiEnvironment|installedPackageDir)\b|\b(spawn|spawnSync|execFile|execFileSync)\(\s*["'`]pulumi["'`]/;
 
 describe("vitest projects", () => {
   const all = files(projects.all);

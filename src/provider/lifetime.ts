@@ -6,24 +6,39 @@
  *
  * The engine is the parent, or, where a launcher script stands between them (Pulumi's own
  * `pulumi-resource-pulumi-nodejs` runs `node` without `exec`), the nearest ancestor that is not a
- * shell (read from `/proc` on Linux).
+ * shell (read from `/proc` on Linux). A script run through its `#!/bin/sh` line has its own file
+ * name as command name (`pulumi-resource`, truncated), so a shell is known by the program its
+ * process runs (`/proc/<pid>/exe`: `/usr/bin/dash`, `/bin/busybox`), and by its command name only
+ * where that link cannot be read.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
+import * as path from "node:path";
 
 /** How often the engine is looked for (a signal-0 `kill`: nothing measurable). */
 export const WATCH_INTERVAL_MS = 500;
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ash", "busybox"]);
 
-/** The command name and parent of process `pid` (Linux `/proc`), or undefined elsewhere. */
-function procInfo(pid: number): { comm: string; ppid: number } | undefined {
+/**
+ * Whether process `pid` is a shell, and its parent (Linux `/proc`), or undefined elsewhere. The
+ * shell is recognised by its executable's file name, or by its command name when the executable
+ * cannot be read (another user's process).
+ */
+function procInfo(pid: number): { shell: boolean; ppid: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
     const close = stat.lastIndexOf(")");
-    const comm = stat.slice(stat.indexOf("(") + 1, close);
     const ppid = Number(stat.slice(close + 2).split(" ")[1]);
-    return Number.isInteger(ppid) ? { comm, ppid } : undefined;
+    if (!Number.isInteger(ppid)) return undefined;
+    let name: string;
+    try {
+      // A binary replaced since the process started (a package upgrade) reads "<path> (deleted)".
+      name = path.basename(readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, ""));
+    } catch {
+      name = stat.slice(stat.indexOf("(") + 1, close);
+    }
+    return { shell: SHELLS.has(name), ppid };
   } catch {
     return undefined;
   }
@@ -34,7 +49,7 @@ export function enginePid(parent: number = process.ppid): number {
   let pid = parent;
   for (let i = 0; i < 4; i++) {
     const info = procInfo(pid);
-    if (!info || !SHELLS.has(info.comm) || info.ppid <= 1) return pid;
+    if (!info?.shell || info.ppid <= 1) return pid;
     pid = info.ppid;
   }
   return pid;

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import * as path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { installedPackageDir, PulumiProject, REPO_ROOT, toolchainBin } from "../support/pulumi";
+import { installedPackageDir, PulumiProject, pulumiEnvironment, REPO_ROOT } from "../support/pulumi";
 
 const TEMPLATE = path.join(REPO_ROOT, "templates/voice-agent-typescript");
 
@@ -59,13 +59,7 @@ test("pulumi new from the template, then the README's steps: live, a prompt chan
         "--yes",
         "--non-interactive",
       ],
-      {
-        ...process.env,
-        PATH: `${toolchainBin()}:${path.dirname(process.execPath)}:${process.env.PATH}`,
-        PULUMI_HOME: path.join(work, ".home"),
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      },
+      pulumiEnvironment({ PULUMI_HOME: path.join(work, ".home") }),
     );
     expect(made.stderr).toBe("");
     expect(made.code).toBe(0);

@@ -23,8 +23,12 @@ const RANDOM_AGENTS = 6;
 let emu: RunningEmulator;
 let client: VoiceAgentClient;
 let shapes: Shapes;
+let installed: string;
 
 beforeAll(async () => {
+  // The packed package's install first: when it has to be made (a minute, synchronously, when the
+  // package changed) nothing else waits on this process, not the emulator's open connections.
+  installed = installedPackageDir();
   emu = await startEmulator({ port: 0, rateLimitPerMinute: 0 });
   client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY, rateLimitPerMinute: 1_000_000 });
   shapes = await seedShapes(client, emu);
@@ -50,7 +54,6 @@ const writes = async () =>
   (await requestLog(emu)).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
 
 test("export, install, up: zero writes, every object in the state, no change; then a prompt edit deploys version n+1", async () => {
-  const installed = installedPackageDir();
   const work = mkdtempSync(path.join(installed, "export-"));
   const out = path.join(work, "voice-agents");
   let p: PulumiProject | undefined;

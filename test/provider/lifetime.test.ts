@@ -2,7 +2,9 @@
  * The provider process ends with its engine: when the engine is killed (SIGKILL, nothing stops the
  * provider), the watch in `src/provider/lifetime.ts` exits it within a second or two, whether the
  * engine started it directly (`exec` from our launcher) or through a launcher shell that stays
- * between them (Pulumi's own `pulumi-resource-pulumi-nodejs`). Checked by process id.
+ * between them: a `sh -c` command line, or a script run through its `#!/bin/sh` line as Pulumi's own
+ * `pulumi-resource-pulumi-nodejs` is (its command name is then the script's, `pulumi-resource`, not
+ * `sh`). Checked by process id.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +16,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 
 let dir: string;
 let providerScript: string;
+let launcherScript: string;
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), "pva-lifetime-"));
@@ -28,6 +31,13 @@ beforeAll(() => {
     providerScript,
     `require(${JSON.stringify(path.join(dir, "lifetime.js"))}).exitWithEngine();\n` +
       "console.log(`provider ${process.pid}`);\nsetInterval(() => {}, 60_000);\n",
+  );
+  // Pulumi's stock launcher, as it is: a `#!/bin/sh` script that runs `node` without `exec`.
+  launcherScript = path.join(dir, "pulumi-resource-pulumi-nodejs");
+  writeFileSync(
+    launcherScript,
+    `#!/bin/sh\n${JSON.stringify(process.execPath)} ${JSON.stringify(providerScript)} $@\n`,
+    { mode: 0o755 },
   );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,14 +58,21 @@ const alive = (pid: number) => {
 };
 
 /** Starts an "engine" that launches the provider with `launch`, kills the engine, and returns the provider's pid. */
-async function providerAfterEngineKilled(
-  launch: "exec" | "shell",
-): Promise<{ pid: number; aliveBefore: boolean }> {
-  const command =
-    launch === "exec"
-      ? `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(providerScript)} 127.0.0.1:1`
-      : `${JSON.stringify(process.execPath)} ${JSON.stringify(providerScript)} 127.0.0.1:1; true`;
-  const engineCode = `require("node:child_process").spawn("sh", ["-c", ${JSON.stringify(command)}], { stdio: "inherit" }); setInterval(() => {}, 60_000);`;
+async function providerAfterEngineKilled(launch: Launch): Promise<{ pid: number; aliveBefore: boolean }> {
+  const node = JSON.stringify(process.execPath);
+  const [file, args] =
+    launch === "a #!/bin/sh script"
+      ? [launcherScript, ["127.0.0.1:1"]]
+      : [
+          "sh",
+          [
+            "-c",
+            launch === "exec"
+              ? `exec ${node} ${JSON.stringify(providerScript)} 127.0.0.1:1`
+              : `${node} ${JSON.stringify(providerScript)} 127.0.0.1:1; true`,
+          ],
+        ];
+  const engineCode = `require("node:child_process").spawn(${JSON.stringify(file)}, ${JSON.stringify(args)}, { stdio: "inherit" }); setInterval(() => {}, 60_000);`;
   const engine = spawn(process.execPath, ["-e", engineCode], { stdio: ["ignore", "pipe", "inherit"] });
   const pid = await new Promise<number>((resolve, reject) => {
     let out = "";
@@ -72,7 +89,9 @@ async function providerAfterEngineKilled(
   return { pid, aliveBefore };
 }
 
-for (const launch of ["exec", "shell"] as const) {
+type Launch = "exec" | "sh -c" | "a #!/bin/sh script";
+
+for (const launch of ["exec", "sh -c", "a #!/bin/sh script"] as const) {
   test(`the provider exits within 2 s of its engine's SIGKILL (launched by ${launch})`, async () => {
     const { pid, aliveBefore } = await providerAfterEngineKilled(launch);
     try {

@@ -4,7 +4,8 @@
  * --clear-pending-creates`, `pulumi up`. After it the service holds exactly the declared objects
  * (nothing duplicated, nothing lost), every configuration is published once, the declared version
  * is live, `preview --expect-no-changes` and `refresh --expect-no-changes` pass, and no process of
- * the killed run is left.
+ * the killed run is left (under Pulumi's stock language host, in the stock lane of scripts/test.sh,
+ * none but that host, which is Pulumi's: docs/reliability.md).
  *
  * 1. Deterministic kill points: the emulator's `hold_after_commit` fault commits writes and never
  *    answers them, and the test kills the CLI then, in the window where the service holds the
@@ -14,13 +15,17 @@
  * 2. A seeded random loop: a 10-agent deploy killed after a random number of writes, round after
  *    round (`VOICE_AGENT_KILL_ROUNDS`, default 4).
  */
+import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { pulumiHost, toolchainBin } from "../support/pulumi";
 import {
   agentsProgram,
   api,
+  commandLine,
   DEFAULT_API_KEY,
   type Emulator,
+  executable,
   expectNoSecret,
   listAgents,
   newProject,
@@ -60,29 +65,52 @@ async function killWhen(
   run.done.then(() => {
     exited = true;
   });
-  const seen = new Set<number>();
+  /** Every process of the run, by id, with its last command line read (a new one's may be its parent's until it execs). */
+  const seen = new Map<number, string>();
+  const collect = () => {
+    for (const pid of processTree(run.pid)) seen.set(pid, commandLine(pid) || (seen.get(pid) ?? ""));
+  };
   const t0 = performance.now();
   for (;;) {
-    for (const pid of processTree(run.pid)) seen.add(pid);
+    collect();
     if (await ready()) break;
     if (exited) return undefined;
     if (performance.now() - t0 > 120_000)
       throw new Error(`no kill point after 120 s:\n${run.output().slice(-4000)}`);
     await sleep(50);
   }
-  for (const pid of processTree(run.pid)) seen.add(pid);
+  collect();
+  // The kill point is a write in flight: the dynamic provider that sent it is among the processes.
+  expect([...seen.values()].filter((c) => c.includes("cmd/dynamic-provider")).length).toBeGreaterThan(0);
+  // Pulumi's stock language host outlives its killed engine: Pulumi's own process, not this
+  // package's (docs/reliability.md). Under it, it is left out of the check and killed afterwards,
+  // as a CI job's cleanup does. Every other process, the dynamic provider included, ends by itself.
+  const stockHost = path.join(toolchainBin(), "pulumi-language-nodejs");
+  const pulumiHosts =
+    pulumiHost() === "stock" ? [...seen.keys()].filter((pid) => executable(pid) === stockHost) : [];
   if (how === "cli") run.killCli();
   else run.killGroup();
   const res = await run.done;
   expect(res.signal).toBe("SIGKILL");
   // The language host, the program and the dynamic provider notice the engine is gone and exit.
-  let left = stillAlive(seen);
+  const ours = [...seen.keys()].filter((pid) => !pulumiHosts.includes(pid));
+  let left = stillAlive(ours);
   for (let i = 0; i < 30 && left.length > 0; i++) {
     await sleep(100);
-    left = stillAlive(seen);
+    left = stillAlive(ours);
+  }
+  const hostsLeft = stillAlive(pulumiHosts);
+  for (const pid of pulumiHosts) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
   }
   expect(left, `processes of the killed run still alive (of ${seen.size} seen)`).toEqual([]);
   expect(seen.size).toBeGreaterThanOrEqual(3); // CLI, language host, program (and providers)
+  if (hostsLeft.length > 0)
+    console.log(`Pulumi's stock language host left after the kill (${how}): ${hostsLeft.join(", ")}`);
   return res.stdout + res.stderr;
 }
 

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { clearRequestLog, requestLog, setFaults } from "../support/control";
@@ -296,6 +296,24 @@ export function stillAlive(pids: Iterable<number>): string[] {
     if (stat && stat.state !== "Z") out.push(`${pid} ${stat.comm}`);
   }
   return out;
+}
+
+/** The command line of process `pid`, arguments joined by spaces ("" once it exited). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** The program process `pid` runs (`/proc/<pid>/exe`), or undefined once it exited. */
+export function executable(pid: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return undefined;
+  }
 }
 
 function procStat(pid: number): { comm: string; state: string; ppid: number } | undefined {

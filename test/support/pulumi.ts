@@ -27,14 +27,59 @@ import * as ts from "typescript";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
-/** The Pulumi toolchain folder setup.sh builds (the same computation as scripts/env.sh). */
+/**
+ * The Node.js language host the tests run Pulumi programs with: this project's (`toolchain/`, the
+ * default), or Pulumi's stock one as users have it (`PVA_PULUMI_HOST=stock`: the stock lane of
+ * scripts/test.sh), with its own dynamic-provider launcher, no preload and no compile cache.
+ */
+export function pulumiHost(): "ours" | "stock" {
+  return process.env.PVA_PULUMI_HOST === "stock" ? "stock" : "ours";
+}
+
+/**
+ * The folder put first on PATH: the Pulumi toolchain setup.sh builds (the same computation as
+ * scripts/env.sh), or under the stock host the one scripts/stock-host.sh makes (our CLI, Pulumi's
+ * language host and launcher).
+ */
 export function toolchainBin(): string {
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
   const version = pkg.dependencies["@pulumi/pulumi"];
   const cache =
     process.env.PVA_CACHE_DIR ??
     path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "pulumi-voice-agent");
-  return path.join(cache, `pulumi-v${version}`, "bin");
+  if (pulumiHost() === "ours") return path.join(cache, `pulumi-v${version}`, "bin");
+  const bin = path.join(cache, `stock-v${version}`, "bin");
+  if (!existsSync(path.join(bin, "pulumi-language-nodejs"))) {
+    throw new Error(`PVA_PULUMI_HOST=stock: ${bin} holds no language host: run scripts/stock-host.sh`);
+  }
+  return bin;
+}
+
+/**
+ * The environment every Pulumi command of the tests gets on top of the caller's: the toolchain
+ * first on PATH, no update check, no plugin download. TypeScript programs run transpile-only under
+ * either host: each is type-checked once where it is made (`tsc` in `npm test` for examples/, in
+ * the template's and the export's tests for theirs), and a type-check at every command would
+ * almost double the stock lane (docs/performance.md). `PVA_STOCK_TYPECHECK=true` type-checks at
+ * every run under the stock host, Pulumi's default for a user.
+ */
+export function pulumiEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${toolchainBin()}:${path.dirname(process.execPath)}:${process.env.PATH}`,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+    ...extra,
+  };
+  if (
+    pulumiHost() === "stock" &&
+    process.env.PVA_STOCK_TYPECHECK === "true" &&
+    !extra.PULUMI_NODEJS_TRANSPILE_ONLY
+  ) {
+    delete env.PULUMI_NODEJS_TRANSPILE_ONLY;
+  }
+  return env;
 }
 
 export interface RunResult {
@@ -173,23 +218,18 @@ export class PulumiProject {
     passphrase: string,
     extra: Record<string, string> = {},
   ): NodeJS.ProcessEnv {
-    return {
-      ...process.env,
-      PATH: `${toolchainBin()}:${path.dirname(process.execPath)}:${process.env.PATH}`,
+    return pulumiEnvironment({
       PULUMI_HOME: path.join(dir, ".home"),
       // metadata=skip: no `.attrs` sidecar next to each checkpoint. fileblob writes the sidecar in
       // place (not atomically), and a kill in that instant leaves a state Pulumi cannot load
       // ("failed to load checkpoint: EOF"): docs/reliability.md.
       PULUMI_BACKEND_URL: `file://${path.join(dir, ".state")}?metadata=skip`,
       PULUMI_CONFIG_PASSPHRASE: passphrase,
-      PULUMI_SKIP_UPDATE_CHECK: "true",
-      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-      PULUMI_NODEJS_TRANSPILE_ONLY: "true",
       // Credentials come from stack config in these tests, never from the environment.
       VOICE_AGENT_API_KEY: "",
       VOICE_AGENT_BASE_URL: "",
       ...extra,
-    };
+    });
   }
 
   private static newDir(installed = false, under?: string): string {
