@@ -300,7 +300,7 @@ new va.Agent("support", {
   const preview = await app.pulumi(["preview", "--policy-pack", pack], { allowFailure: true });
   expect(preview.code).not.toBe(0);
   expect(output(preview)).toMatch(
-    /pulumi-voice-agent@v\d+\.\d+\.\d+ \(local: .*node_modules\/pulumi-voice-agent\/policy\)/,
+    /pulumi-voice-agent@v\d+\.\d+\.\d+ \(local: [^)]*pulumi-voice-agent\/policy\)/,
   );
   expect(violations(preview, "no-secrets-in-agent-text")).toEqual([
     expect.stringMatching(
