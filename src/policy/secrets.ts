@@ -76,10 +76,11 @@ type Lint = (content: string) => Promise<SecretlintMessage[]>;
 let linter: Promise<Lint> | undefined;
 
 /**
- * secretlint with the recommended preset, loaded once on first use (both are ES modules: a dynamic
- * `import()` loads them from this CommonJS package without any warning on every supported Node.js).
+ * secretlint with the recommended preset, loaded once (both are ES modules: a dynamic `import()`
+ * loads them from this CommonJS package without any warning on every supported Node.js). The pack
+ * starts loading it as it starts (`pack.ts`), while the engine runs the program.
  */
-function secretlint(): Promise<Lint> {
+export function secretlint(): Promise<Lint> {
   linter ??= (async () => {
     const [{ lintSource }, { creator }] = await Promise.all([
       import("@secretlint/core"),
@@ -115,7 +116,15 @@ export async function findSecrets(fields: readonly Field[]): Promise<SecretFindi
     starts.push(content.length);
     content += value;
   }
-  const messages = await (await secretlint())(content);
+  let lint: Lint;
+  try {
+    lint = await secretlint();
+  } catch (err) {
+    throw new Error("no-secrets-in-agent-text: secretlint's recommended rules could not be loaded", {
+      cause: err,
+    });
+  }
+  const messages = await lint(content);
   const perField = new Map<number, { ranges: [number, number][]; messages: SecretlintMessage[] }>();
   for (const message of messages) {
     const [from, to] = message.range;
