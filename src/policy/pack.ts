@@ -2,6 +2,8 @@
  * The policy pack `pulumi-voice-agent`, served to the Pulumi engine. Run only as a policy pack:
  * `pulumi preview --policy-pack node_modules/pulumi-voice-agent/policy` (docs/policy.md).
  */
+// First: loads @pulumi/policy without the whole @pulumi/pulumi SDK (lightSdk.ts says why).
+import "./lightSdk";
 import * as path from "node:path";
 import { PolicyPack } from "@pulumi/policy";
 import { policies } from "./index";
