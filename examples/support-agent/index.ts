@@ -1,6 +1,9 @@
 /**
  * A support agent deployed per environment: `pulumi up -s dev` and `pulumi up -s prod` apply the
  * same program with each stack's own voice, phone number and release label (Pulumi.<stack>.yaml).
+ * Prod is deployed with the package's policy pack (docs/policy.md), which it passes clean:
+ * `pulumi up -s prod --policy-pack node_modules/pulumi-voice-agent/policy`. So prod records calls
+ * and says so in the greeting, and has a fallback model, voice and transcriber.
  */
 import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
@@ -8,15 +11,29 @@ import * as va from "pulumi-voice-agent";
 
 const config = new pulumi.Config();
 const stack = pulumi.getStack();
+const recording = stack === "prod";
 
 const agent = new va.Agent("support", {
   name: `Acme support (${stack})`,
   systemPrompt: readFileSync("prompt.md", "utf8"),
-  greeting: { message: "Hello from Acme! How can I help you today?" },
+  greeting: {
+    message: recording
+      ? "Hello from Acme! This call is recorded for quality. How can I help you today?"
+      : "Hello from Acme! How can I help you today?",
+  },
   language: { default: "en-IN", additional: ["hi-IN"] },
-  voice: { provider: config.require("voiceProvider"), voiceId: config.require("voiceId") },
+  model: { model: "gpt-4o-mini", fallback: { model: "claude-3-5-haiku" } },
+  transcriber: { model: "saarika:v2", fallback: { model: "nova-3" } },
+  voice: {
+    provider: config.require("voiceProvider"),
+    voiceId: config.require("voiceId"),
+    fallback: {
+      provider: config.require("fallbackVoiceProvider"),
+      voiceId: config.require("fallbackVoiceId"),
+    },
+  },
   conversation: { responseEagerness: 0.75, silenceReminder: { enabled: true, seconds: 12 } },
-  call: { maxDurationMinutes: 20, recordingEnabled: stack === "prod" },
+  call: { maxDurationMinutes: 20, recordingEnabled: recording },
   builtinTools: {
     endCall: { enabled: true, message: { mode: "custom", text: "Thanks for calling Acme. Goodbye!" } },
     transferCall: {

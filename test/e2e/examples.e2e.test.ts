@@ -53,7 +53,14 @@ describe("examples", () => {
     try {
       const prod = await dev.withStack("prod", config);
       await record(dev, "support-agent-create");
-      for (const stack of [dev, prod]) await stack.upAndSettle({ quiet: true });
+      await dev.upAndSettle({ quiet: true });
+      // Prod is deployed with the package's policy pack, as its program says, and passes it clean.
+      const prodUp = await prod.upAndSettle({
+        quiet: true,
+        upArgs: ["--policy-pack", path.join(REPO_ROOT, "policy")],
+      });
+      expect(prodUp.stdout).toMatch(/Policies:\s*\n\s*✅ pulumi-voice-agent@v/);
+      expect(prodUp.stdout).not.toMatch(/\[(advisory|mandatory)\]/);
       await record(dev, "support-agent-no-change");
 
       const devAgent = await api(`/v1/agents/${(await dev.outputs()).agentId}?version=live`);

@@ -369,8 +369,9 @@ export class PulumiProject {
     });
   }
 
-  up(opts: { allowFailure?: boolean } = {}): Promise<RunResult> {
-    return this.pulumi(["up", "--yes", "--skip-preview"], opts);
+  /** `pulumi up --yes --skip-preview`, plus `args` (e.g. `--policy-pack <dir>`). */
+  up(opts: { allowFailure?: boolean; args?: string[] } = {}): Promise<RunResult> {
+    return this.pulumi(["up", "--yes", "--skip-preview", ...(opts.args ?? [])], opts);
   }
 
   preview(opts: { expectNoChanges?: boolean; allowFailure?: boolean } = {}): Promise<RunResult> {
@@ -396,10 +397,10 @@ export class PulumiProject {
   /**
    * `up`, then the no-change preview and refresh every configuration must pass. With `quiet`, none
    * of the three may print a warning or a diagnostic the user did not ask for (a Node.js warning,
-   * a Pulumi `warning:`).
+   * a Pulumi `warning:`). `upArgs` go to the `up` (e.g. `--policy-pack <dir>`).
    */
-  async upAndSettle(opts: { quiet?: boolean } = {}): Promise<RunResult> {
-    const result = await this.up();
+  async upAndSettle(opts: { quiet?: boolean; upArgs?: string[] } = {}): Promise<RunResult> {
+    const result = await this.up({ args: opts.upArgs });
     const preview = await this.preview({ expectNoChanges: true });
     const refresh = await this.refresh({ expectNoChanges: true });
     if (opts.quiet) for (const r of [result, preview, refresh]) expectQuiet(r);

@@ -1,0 +1,72 @@
+/**
+ * What the six policies share: the resource types they read, a policy's parameters with their
+ * defaults filled in, and how a violation names the resource it is about.
+ */
+import type { ResourceValidationArgs } from "@pulumi/policy";
+import { isProduction, productionStacksSchema, stackOfUrn } from "./stacks";
+import { inputs, type Plain } from "./values";
+
+/** The Pulumi type of one of this package's resources (`pulumi-nodejs:dynamic/voice-agent:<Type>`). */
+export const TYPES = {
+  Agent: "pulumi-nodejs:dynamic/voice-agent:Agent",
+  AgentVersion: "pulumi-nodejs:dynamic/voice-agent:AgentVersion",
+  Widget: "pulumi-nodejs:dynamic/voice-agent:Widget",
+  KnowledgeBase: "pulumi-nodejs:dynamic/voice-agent:KnowledgeBase",
+  AnalysisGroup: "pulumi-nodejs:dynamic/voice-agent:AnalysisGroup",
+} as const;
+
+export type ResourceTypeName = keyof typeof TYPES;
+
+/** `Agent` for `pulumi-nodejs:dynamic/voice-agent:Agent`; `undefined` for any other type. */
+export function typeName(type: string): ResourceTypeName | undefined {
+  return (Object.keys(TYPES) as ResourceTypeName[]).find((k) => TYPES[k] === type);
+}
+
+/** How a violation names a resource: `Agent "support"`. */
+export function describe(type: ResourceTypeName, name: string): string {
+  return `${type} "${name}"`;
+}
+
+/** The parameters of a policy, the ones the configuration file leaves out at their defaults. */
+export function parameters<T extends object>(args: { getConfig<C extends object>(): C }, defaults: T): T {
+  const given = args.getConfig<Partial<T>>();
+  const out = { ...defaults };
+  for (const key of Object.keys(defaults) as (keyof T)[]) {
+    if (given[key] !== undefined) out[key] = given[key] as T[keyof T];
+  }
+  return out;
+}
+
+/** The `productionStacks` parameter, for a policy's `configSchema`. */
+export const productionStacksParameter = { productionStacks: productionStacksSchema };
+
+/** Whether the stack a resource belongs to is production under the policy's `productionStacks`. */
+export function inProduction(urn: string, productionStacks: readonly string[]): boolean {
+  return isProduction(stackOfUrn(urn), productionStacks);
+}
+
+/** A resource of this package under validation: its type name, its name and its plain inputs. */
+export interface Subject {
+  type: ResourceTypeName;
+  name: string;
+  urn: string;
+  props: { [key: string]: Plain };
+  /** `Agent "support"`. */
+  label: string;
+}
+
+/** The resource under validation, when it is one of `types`. */
+export function subject(
+  args: ResourceValidationArgs,
+  types: readonly ResourceTypeName[],
+): Subject | undefined {
+  const type = typeName(args.type);
+  if (type === undefined || !types.includes(type)) return undefined;
+  return {
+    type,
+    name: args.name,
+    urn: args.urn,
+    props: inputs(args.props),
+    label: describe(type, args.name),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The two policies about production stacks (`productionStacks`):
+ *
+ * - `production-goes-live-by-version` (mandatory): every Agent of a production stack is put live by
+ *   an AgentVersion of the same stack. An Agent alone only writes the working draft, which answers
+ *   no calls: the change would look deployed and not be. A stack policy: it sees every resource.
+ *   The AgentVersion is linked to its Agent by the `agentId` input's dependency on the Agent (what
+ *   is known at preview, when a new agent has no id yet) or, failing that, by the id's value.
+ * - `production-fallbacks` (advisory): a production Agent declares a fallback model, voice and
+ *   transcriber (from another provider), so one provider's outage does not end its calls.
+ */
+import type { PolicyResource, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import { describe, inProduction, parameters, productionStacksParameter, subject, TYPES } from "./common";
+import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
+import { inputs, UNKNOWN, valueAt } from "./values";
+
+export const productionGoesLiveByVersion: StackValidationPolicy = {
+  name: "production-goes-live-by-version",
+  description:
+    "In a production stack every Agent is put live by an AgentVersion of the same stack: a draft alone answers no calls.",
+  enforcementLevel: "mandatory",
+  configSchema: { properties: { ...productionStacksParameter } },
+  validateStack: (args, reportViolation) => {
+    const agents = args.resources.filter((r) => r.type === TYPES.Agent);
+    const first = agents[0];
+    if (!first) return;
+    const { productionStacks } = parameters(args, { productionStacks: [...DEFAULT_PRODUCTION_STACKS] });
+    if (!inProduction(first.urn, productionStacks)) return;
+    const versions = args.resources.filter((r) => r.type === TYPES.AgentVersion);
+    for (const agent of agents) {
+      const agentId = valueAt(inputs(agent.props), "agentId");
+      const putLive = versions.some((version) => {
+        const props = inputs(version.props);
+        const live = valueAt(props, "live");
+        if (live === false) return false;
+        const byDependency = (version.propertyDependencies.agentId ?? []).some(
+          (r: PolicyResource) => r.urn === agent.urn,
+        );
+        const id = valueAt(props, "agentId");
+        const byValue = typeof agentId === "string" && id === agentId;
+        // Not known yet (preview): counted as going live; the pack checks again once it is known.
+        return byDependency || byValue || live === UNKNOWN;
+      });
+      if (!putLive) {
+        reportViolation(
+          `${describe("Agent", agent.name)} has no AgentVersion putting it live in this production stack: its ` +
+            "configuration would only be written to the working draft, which answers no calls. Add " +
+            `\`new AgentVersion("${agent.name}-live", { agent: ${agent.name} })\` (live by default).`,
+          agent.urn,
+        );
+      }
+    }
+  },
+};
+
+/** The three fallbacks: the field the program sets, and what it keeps going. */
+const FALLBACKS = [
+  ["model.fallback", "the language model"],
+  ["voice.fallback", "the voice"],
+  ["transcriber.fallback", "the transcriber"],
+] as const;
+
+export const productionFallbacks: ResourceValidationPolicy = {
+  name: "production-fallbacks",
+  description:
+    "A production agent declares a fallback model, voice and transcriber from another provider, so one provider's outage does not end its calls.",
+  enforcementLevel: "advisory",
+  configSchema: { properties: { ...productionStacksParameter } },
+  validateResource: (args, reportViolation) => {
+    const agent = subject(args, ["Agent"]);
+    if (!agent) return;
+    const { productionStacks } = parameters(args, { productionStacks: [...DEFAULT_PRODUCTION_STACKS] });
+    if (!inProduction(agent.urn, productionStacks)) return;
+    for (const [path, what] of FALLBACKS) {
+      const value = valueAt(agent.props, path);
+      if (value === UNKNOWN || (value !== undefined && value !== null)) continue;
+      reportViolation(
+        `${agent.label}: ${path} is not set, so an outage of ${what}'s provider ends this production agent's calls: ` +
+          `declare ${path} with another provider's ${path.startsWith("voice") ? "{ provider, voiceId }" : "{ model }"}.`,
+      );
+    }
+  },
+};

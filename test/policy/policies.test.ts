@@ -1,0 +1,178 @@
+/**
+ * Each policy's validation called as `@pulumi/policy` calls it, without the engine: values unknown
+ * at preview never fail a policy, parameters from the configuration file are honoured, and the
+ * stack policy links versions to agents by dependency when the agent's id is not known yet.
+ */
+import type {
+  PolicyResource,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationArgs,
+} from "@pulumi/policy";
+import { unknownCheckingProxy } from "@pulumi/policy";
+import { describe, expect, test } from "vitest";
+import { callDurationLimit, recordingDisclosure } from "../../src/policy/calls";
+import { TYPES } from "../../src/policy/common";
+import { policies } from "../../src/policy/index";
+import { productionFallbacks, productionGoesLiveByVersion } from "../../src/policy/production";
+import { noSecretsInAgentText } from "../../src/policy/secrets";
+import { widgetOrigins } from "../../src/policy/widgetOrigins";
+
+const UNKNOWN_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+type Type = keyof typeof TYPES;
+
+const urn = (stack: string, type: Type, name: string) => `urn:pulumi:${stack}::app::${TYPES[type]}::${name}`;
+
+function args(
+  type: Type,
+  props: Record<string, unknown>,
+  stack = "dev",
+  config: object = {},
+): ResourceValidationArgs {
+  return {
+    type: TYPES[type],
+    name: "r",
+    urn: urn(stack, type, "r"),
+    props: unknownCheckingProxy(props),
+    getConfig: <T extends object>() => config as T,
+  } as unknown as ResourceValidationArgs;
+}
+
+async function run(policy: ResourceValidationPolicy, a: ResourceValidationArgs): Promise<string[]> {
+  const found: string[] = [];
+  const validate = policy.validateResource;
+  if (!validate || Array.isArray(validate)) throw new Error("one validation expected");
+  await validate(a, (message) => found.push(message));
+  return found;
+}
+
+test("the pack holds exactly the six policies, by name, at their default levels", () => {
+  expect(policies.map((p) => [p.name, p.enforcementLevel])).toEqual([
+    ["no-secrets-in-agent-text", "mandatory"],
+    ["widget-origins", "mandatory"],
+    ["production-goes-live-by-version", "mandatory"],
+    ["production-fallbacks", "advisory"],
+    ["recording-disclosure", "advisory"],
+    ["call-duration-limit", "advisory"],
+  ]);
+});
+
+describe("values unknown at preview never fail a policy", () => {
+  test("every resource policy, every field unknown", async () => {
+    const unknown = {
+      name: UNKNOWN_SENTINEL,
+      systemPrompt: UNKNOWN_SENTINEL,
+      greeting: UNKNOWN_SENTINEL,
+      call: UNKNOWN_SENTINEL,
+      model: UNKNOWN_SENTINEL,
+      voice: UNKNOWN_SENTINEL,
+      transcriber: UNKNOWN_SENTINEL,
+      allowedOrigins: UNKNOWN_SENTINEL,
+      defaultVariables: UNKNOWN_SENTINEL,
+      documents: UNKNOWN_SENTINEL,
+    };
+    for (const policy of [
+      noSecretsInAgentText,
+      widgetOrigins,
+      productionFallbacks,
+      recordingDisclosure,
+      callDurationLimit,
+    ]) {
+      for (const type of ["Agent", "Widget", "KnowledgeBase"] as const) {
+        expect(await run(policy, args(type, unknown, "prod")), `${policy.name} on ${type}`).toEqual([]);
+      }
+    }
+  });
+
+  test("an unknown origin is skipped, the known ones checked", async () => {
+    const found = await run(
+      widgetOrigins,
+      args("Widget", { allowedOrigins: [UNKNOWN_SENTINEL, "http://example.com"] }),
+    );
+    expect(found).toEqual([
+      expect.stringMatching(/allowedOrigins\[1\] "http:\/\/example\.com" is not https/),
+    ]);
+  });
+});
+
+describe("parameters", () => {
+  test("recording-disclosure: pattern, case-insensitive; recording off needs no disclosure", async () => {
+    const greeting = { message: "Calls are RECORDED." };
+    expect(await run(recordingDisclosure, args("Agent", { greeting }))).toEqual([]);
+    expect(
+      await run(recordingDisclosure, args("Agent", { greeting }, "dev", { pattern: "grabad" })),
+    ).toHaveLength(1);
+    expect(await run(recordingDisclosure, args("Agent", { call: { recordingEnabled: false } }))).toEqual([]);
+    expect(await run(recordingDisclosure, args("Agent", {}))).toEqual([
+      expect.stringMatching(/no greeting\.message to say so/),
+    ]);
+  });
+
+  test("call-duration-limit: maxMinutes", async () => {
+    const agent = { call: { maxDurationMinutes: 30 } };
+    expect(await run(callDurationLimit, args("Agent", agent))).toEqual([]);
+    expect(await run(callDurationLimit, args("Agent", agent, "dev", { maxMinutes: 20 }))).toEqual([
+      expect.stringMatching(/call\.maxDurationMinutes is 30, above the limit of 20 minutes/),
+    ]);
+  });
+
+  test("production-fallbacks: only in the stacks productionStacks names", async () => {
+    expect(await run(productionFallbacks, args("Agent", {}, "dev"))).toEqual([]);
+    expect(await run(productionFallbacks, args("Agent", {}, "prod"))).toHaveLength(3);
+    expect(await run(productionFallbacks, args("Agent", {}, "prod", { productionStacks: ["live"] }))).toEqual(
+      [],
+    );
+    expect(
+      await run(productionFallbacks, args("Agent", {}, "live", { productionStacks: ["live"] })),
+    ).toHaveLength(3);
+  });
+});
+
+describe("production-goes-live-by-version", () => {
+  function resource(
+    type: Type,
+    name: string,
+    props: Record<string, unknown>,
+    deps: Record<string, PolicyResource[]> = {},
+  ): PolicyResource {
+    return {
+      type: TYPES[type],
+      name,
+      urn: urn("prod", type, name),
+      props: unknownCheckingProxy(props),
+      dependencies: [],
+      propertyDependencies: deps,
+    } as unknown as PolicyResource;
+  }
+
+  function check(resources: PolicyResource[]): string[] {
+    const found: string[] = [];
+    productionGoesLiveByVersion.validateStack(
+      { resources, getConfig: <T extends object>() => ({}) as T } as unknown as StackValidationArgs,
+      (message) => found.push(message),
+    );
+    return found;
+  }
+
+  test("linked by the agentId dependency while the id is unknown, or by the id once known", () => {
+    const newAgent = resource("Agent", "new", { name: "New", agentId: UNKNOWN_SENTINEL });
+    const oldAgent = resource("Agent", "old", { name: "Old", agentId: "agt_1" });
+    const orphan = resource("Agent", "orphan", { name: "Orphan", agentId: "agt_2" });
+    const resources = [
+      newAgent,
+      oldAgent,
+      orphan,
+      resource(
+        "AgentVersion",
+        "new-live",
+        { agentId: UNKNOWN_SENTINEL, live: true },
+        { agentId: [newAgent] },
+      ),
+      resource("AgentVersion", "old-live", { agentId: "agt_1", live: true }),
+      resource("AgentVersion", "orphan-published", { agentId: "agt_2", live: false }),
+    ];
+    expect(check(resources)).toEqual([
+      expect.stringMatching(/^Agent "orphan" has no AgentVersion putting it live/),
+    ]);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * The policies' rules without the engine: how values unknown at preview are read, field paths in
+ * the program's spelling, masked excerpts, secret detection per field, stack-name globs and the
+ * classification of widget origins.
+ */
+
+import { unknownCheckingProxy } from "@pulumi/policy";
+import { describe, expect, test } from "vitest";
+import { findSecrets, maskedExcerpt, TEXT_FIELDS } from "../../src/policy/secrets";
+import { isProduction, stackOfUrn } from "../../src/policy/stacks";
+import { fieldsAt, inputs, UNKNOWN, valueAt } from "../../src/policy/values";
+import { originProblem } from "../../src/policy/widgetOrigins";
+
+// How the engine sends a value unknown at preview (any type).
+const UNKNOWN_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+describe("values", () => {
+  test("unknown values become UNKNOWN instead of throwing, at any depth", () => {
+    const props = inputs(
+      unknownCheckingProxy({
+        systemPrompt: UNKNOWN_SENTINEL,
+        variables: [{ key: "a", defaultValue: "x" }, UNKNOWN_SENTINEL],
+        call: { maxDurationMinutes: 12 },
+      }),
+    );
+    expect(props.systemPrompt).toBe(UNKNOWN);
+    expect(valueAt(props, "call.maxDurationMinutes")).toBe(12);
+    expect(fieldsAt(props, "variables[].defaultValue")).toEqual([
+      { path: "variables[0].defaultValue", value: "x" },
+      { path: "variables[1]", value: UNKNOWN },
+    ]);
+  });
+
+  test("paths are spelt as in the program, map keys included", () => {
+    const props = inputs({
+      builtinTools: { transferCall: { numbers: [{ number: "+1" }, { number: "+2" }] } },
+      defaultVariables: { orderId: "1", "customer-name": "Ann" },
+      greeting: null,
+    });
+    expect(fieldsAt(props, "builtinTools.transferCall.numbers[].number").map((f) => f.path)).toEqual([
+      "builtinTools.transferCall.numbers[0].number",
+      "builtinTools.transferCall.numbers[1].number",
+    ]);
+    expect(fieldsAt(props, "defaultVariables.{}").map((f) => f.path)).toEqual([
+      "defaultVariables.orderId",
+      'defaultVariables["customer-name"]',
+    ]);
+    expect(valueAt(props, "greeting.message")).toBeUndefined();
+  });
+});
+
+describe("secrets", () => {
+  test("the Agent's texts: prompt, greeting, the eleven platform lines (prompt and text), variables", () => {
+    const lines = TEXT_FIELDS.Agent.filter((p) => p.endsWith(".prompt") || p.endsWith(".text"));
+    expect(lines).toHaveLength(22);
+    expect(TEXT_FIELDS.Agent).toEqual(
+      expect.arrayContaining(["systemPrompt", "greeting.message", "variables[].defaultValue"]),
+    );
+  });
+
+  test("each credential is reported on its field with a masked excerpt; plain text is not", async () => {
+    const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    const key = `sk-ant-api03-${"a".repeat(93)}AA`;
+    const findings = await findSecrets([
+      { path: "systemPrompt", value: "## Agent Purpose\nHelp with orders. Never share account numbers." },
+      { path: "greeting.message", value: UNKNOWN },
+      { path: "variables[1].defaultValue", value: `use ${token} here` },
+      {
+        path: "builtinTools.endCall.message.text",
+        value: `Bye. ${key} and https://bob:s3cret@example.com/x`,
+      },
+    ]);
+    expect(findings.map((f) => [f.path, f.rule])).toEqual([
+      ["variables[1].defaultValue", "github"],
+      ["builtinTools.endCall.message.text", "anthropic"],
+    ]);
+    expect(findings[0]?.excerpt).toBe("use **** here");
+    expect(findings[1]?.excerpt).toBe("Bye. **** and ****/x");
+    for (const f of findings) {
+      expect(f.excerpt).not.toContain(token);
+      expect(f.excerpt).not.toContain("s3cret");
+      expect(f.excerpt).not.toContain("api03");
+    }
+  });
+
+  test("excerpts keep some context, on one line", () => {
+    const text = `${"a".repeat(40)}\nSECRET${"b".repeat(40)}`;
+    expect(maskedExcerpt(text, [[41, 47]])).toBe(`…${"a".repeat(23)} ****${"b".repeat(24)}…`);
+  });
+});
+
+describe("stacks", () => {
+  test("the stack is read from the URN", () => {
+    expect(stackOfUrn("urn:pulumi:prod-eu::voice::pulumi-nodejs:dynamic/voice-agent:Agent::support")).toBe(
+      "prod-eu",
+    );
+    expect(() => stackOfUrn("support")).toThrow(/not a Pulumi resource URN/);
+  });
+
+  test("production by glob, default prod, prod-*, production, production-*", () => {
+    for (const s of ["prod", "prod-eu", "production", "production-2"]) expect(isProduction(s)).toBe(true);
+    for (const s of ["dev", "staging", "preprod", "prod2", "product"]) expect(isProduction(s)).toBe(false);
+    expect(isProduction("live-eu", ["live-*"])).toBe(true);
+    expect(isProduction("prod", ["live-*"])).toBe(false);
+  });
+});
+
+describe("widget origins", () => {
+  test("outside production: https, or http only for localhost and 127.0.0.1; no wildcard", () => {
+    for (const o of [
+      "https://www.example.com",
+      "https://example.com:8443",
+      "http://localhost:3000",
+      "http://127.0.0.1",
+    ]) {
+      expect(originProblem(o, false)).toBeUndefined();
+    }
+    expect(originProblem("https://10.0.0.5", false)).toBeUndefined();
+    expect(originProblem("*", false)).toMatch(/wildcard/);
+    expect(originProblem("https://*.example.com", false)).toMatch(/wildcard/);
+    expect(originProblem("http://example.com", false)).toMatch(/not https/);
+    expect(originProblem("http://192.168.1.4", false)).toMatch(/not https/);
+    expect(originProblem("example.com", false)).toMatch(/not an origin/);
+  });
+
+  test("in production: no loopback, localhost or private-network origin", () => {
+    expect(originProblem("https://www.example.com", true)).toBeUndefined();
+    expect(originProblem("https://8.8.8.8", true)).toBeUndefined();
+    for (const o of [
+      "http://localhost:3000",
+      "http://127.0.0.1",
+      "https://app.localhost",
+      "https://10.1.2.3",
+      "https://172.20.0.1",
+      "https://192.168.0.10",
+      "https://169.254.1.1",
+      "https://[::1]",
+      "https://[fd00::1]",
+    ]) {
+      expect(originProblem(o, true), o).toMatch(/loopback, localhost or private-network/);
+    }
+    expect(originProblem("https://172.32.0.1", true)).toBeUndefined();
+  });
+});
