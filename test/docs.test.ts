@@ -27,8 +27,9 @@ const anchorOf = (heading: string) =>
     .toLowerCase()
     .replace(/[^\p{L}\p{N}\s_-]/gu, "")
     .replace(/\s/g, "-");
-const withoutBlocks = (md: string) => md.replace(/```[\s\S]*?```/g, "");
-const withoutCode = (md: string) => withoutBlocks(md).replace(/`[^`\n]*`/g, "");
+// Fenced blocks open and close on lines of their own; an inline span may hold backticks (```` ``` ````).
+const withoutBlocks = (md: string) => md.replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1`*[ \t]*$/gm, "");
+const withoutCode = (md: string) => withoutBlocks(md).replace(/(`+)[^\n]*?\1/g, "");
 
 describe("the repository stands on its own", () => {
   test("no file names a path of the machine or a folder beside the checkout", () => {

@@ -22,7 +22,7 @@ describe("examples/gitops workflow", () => {
   test("the preview job posts the voice-agent-diff report of `pulumi preview --json`, per stack", () => {
     const steps = runs("preview").join("\n");
     expect(steps).toMatch(
-      /pulumi preview --stack \$\{\{ matrix\.stack \}\} --json --show-sames > preview\.json/,
+      /pulumi preview --stack \$\{\{ matrix\.stack \}\} --policy-pack node_modules\/pulumi-voice-agent\/policy --json --show-sames > preview\.json/,
     );
     expect(steps).toMatch(/voice-agent-diff --resolve .*preview\.json > report\.md/);
     expect(workflow.jobs.preview.strategy.matrix.stack).toEqual(["dev", "prod"]);
