@@ -139,6 +139,8 @@ export function main(argv: string[]): Promise<void> {
     }
     if (args.drift && args.resolve)
       throw new UsageError("--resolve is for a preview; --drift always asks the service");
+    if (args.drift && (args["fail-on-breaking"] || args.acknowledge))
+      throw new UsageError("--fail-on-breaking and --acknowledge are for a preview, not --drift");
     const text = read(args.file);
     const command = args.drift ? REFRESH_PREVIEW : "pulumi preview --json";
     let json: unknown;

@@ -82,6 +82,10 @@ describe("voice-agent-diff", () => {
     [["--resolve=yes", "preview.json"], "option '--resolve' does not take an argument"],
     [["a.json", "b.json"], "one preview file at most, got 2: a.json b.json"],
     [["--drift", "--resolve"], "--resolve is for a preview; --drift always asks the service"],
+    [
+      ["--drift", "--fail-on-breaking"],
+      "--fail-on-breaking and --acknowledge are for a preview, not --drift",
+    ],
   ])("refuses %j with exit code 2 and a clear message", (args, message) => {
     const r = run(args);
     expect(r.code).toBe(2);
