@@ -1,6 +1,6 @@
 /** Markdown quoting for text from the program: code spans and fences that nothing inside can close. */
 
-/** A run of backticks longer than any in `text`, and at least `min` long (CommonMark). */
+/** A run of backticks longer than every run in `text`, and at least `min` long (CommonMark). */
 export function backticks(text: string, min: number): string {
   const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   return "`".repeat(Math.max(min, longest + 1));

@@ -3,7 +3,9 @@
  * and what every part of the command asks of its steps: a resource's name and type, the sentinel of
  * values known only after apply, and which Agent an AgentVersion or a Widget belongs to.
  */
+
 import { z } from "zod";
+import { TYPE_PREFIX } from "../resources/typeNames";
 
 const Props = z.record(z.string(), z.unknown());
 
@@ -58,8 +60,7 @@ export function parsePreview(value: unknown, command = "pulumi preview --json"):
   return parsed.data;
 }
 
-/** The type prefix of this package's resources in a URN or a state. */
-export const TYPE_PREFIX = "pulumi-nodejs:dynamic/voice-agent:";
+export { TYPE_PREFIX };
 /** What `pulumi preview --json` shows for a value known only after apply. */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 

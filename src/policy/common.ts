@@ -3,24 +3,19 @@
  * defaults filled in, and how a violation names the resource it is about.
  */
 import type { ResourceValidationArgs } from "@pulumi/policy";
+import { RESOURCE_TYPES, type ResourceType, resourceTypeOf, TYPE_PREFIX } from "../resources/typeNames";
 import { isProduction, productionStacksSchema, stackOfUrn } from "./stacks";
 import { inputs, type Plain } from "./values";
 
-/** The Pulumi type of one of this package's resources (`pulumi-nodejs:dynamic/voice-agent:<Type>`). */
-export const TYPES = {
-  Agent: "pulumi-nodejs:dynamic/voice-agent:Agent",
-  AgentVersion: "pulumi-nodejs:dynamic/voice-agent:AgentVersion",
-  Widget: "pulumi-nodejs:dynamic/voice-agent:Widget",
-  KnowledgeBase: "pulumi-nodejs:dynamic/voice-agent:KnowledgeBase",
-  AnalysisGroup: "pulumi-nodejs:dynamic/voice-agent:AnalysisGroup",
-} as const;
+/** The Pulumi type of one of this package's resources, by its name (`Agent` → `…voice-agent:Agent`). */
+export const TYPES = Object.fromEntries(RESOURCE_TYPES.map((t) => [t, `${TYPE_PREFIX}${t}`])) as {
+  readonly [T in ResourceTypeName]: `${typeof TYPE_PREFIX}${T}`;
+};
 
-export type ResourceTypeName = keyof typeof TYPES;
+export type ResourceTypeName = ResourceType;
 
-/** `Agent` for `pulumi-nodejs:dynamic/voice-agent:Agent`; `undefined` for any other type. */
-export function typeName(type: string): ResourceTypeName | undefined {
-  return (Object.keys(TYPES) as ResourceTypeName[]).find((k) => TYPES[k] === type);
-}
+/** `Agent` for the Agent's Pulumi type; `undefined` for a type not of this package. */
+export const typeName = resourceTypeOf;
 
 /** How a violation names a resource: `Agent "support"`. */
 export function describe(type: ResourceTypeName, name: string): string {

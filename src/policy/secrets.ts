@@ -184,7 +184,7 @@ export function maskedExcerpt(text: string, ranges: readonly (readonly [number, 
 export const noSecretsInAgentText: ResourceValidationPolicy = {
   name: "no-secrets-in-agent-text",
   description:
-    "No credential (API key, token, private key, password in a URL) in any text an agent, its widget, " +
+    "No credential (API key, token, private key, password in a URL) in a text an agent, its widget, " +
     "its knowledge bases or its analysis groups carry: callers and visitors can be told it, and every version keeps it.",
   enforcementLevel: "mandatory",
   validateResource: async (args, reportViolation) => {

@@ -19,9 +19,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { withProvider } from "../provider/providerResource";
 import { providerText, type ResourceKind } from "../provider/shim";
-
-/** The type names of the five resources, `voice-agent:<Type>`. */
-type ResourceType = "Agent" | "AgentVersion" | "Widget" | "KnowledgeBase" | "AnalysisGroup";
+import { type ResourceType, TYPE_PREFIX } from "./typeNames";
 
 export abstract class ServiceResource extends pulumi.CustomResource {
   protected constructor(
@@ -34,12 +32,7 @@ export abstract class ServiceResource extends pulumi.CustomResource {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
-      super(
-        `pulumi-nodejs:dynamic/voice-agent:${type}`,
-        name,
-        { ...props, __provider: providerText(kind) },
-        withProvider(opts),
-      );
+      super(`${TYPE_PREFIX}${type}`, name, { ...props, __provider: providerText(kind) }, withProvider(opts));
     } catch (err) {
       // Thrown while traces were off: give the error the trace of this call, the user's line included.
       Error.stackTraceLimit = limit;
