@@ -237,6 +237,7 @@ const AGENT_OUTPUTS = [
   "dashboardUrl",
   "contentHash",
   "knownVersions",
+  "configDigest",
 ] as const;
 
 /**
@@ -270,6 +271,13 @@ export class Agent extends ServiceResource {
    * {@link AgentVersion} finds the version a revert brings back without reading the agent's history.
    */
   declare readonly knownVersions: pulumi.Output<Record<string, number>>;
+  /**
+   * The environment-independent digest of the whole configuration the working version holds
+   * (every managed field, knowledge bases and analysis groups by name, derived fields left out):
+   * the same in two stacks or workspaces whose agents hold the same configuration, whatever their
+   * ids. Known after the agent's create or update (unknown in the preview of a change).
+   */
+  declare readonly configDigest: pulumi.Output<string>;
   declare readonly name: pulumi.Output<string>;
   declare readonly systemPrompt: pulumi.Output<string | undefined>;
 

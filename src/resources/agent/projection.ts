@@ -1,12 +1,27 @@
 /**
- * How an Agent's configuration is compared: its field table, what the program declares, what the
- * service holds (projected onto what the program declares) and the content hash that names a
- * configuration. Shared by the provider and by `voice-agent-diff`; it loads neither
- * `@pulumi/pulumi` nor the client.
+ * The one home of an Agent's projection: how its configuration is compared, by the provider's diff
+ * and writes, the pull-request report, the drift alarm and promotion.
+ *
+ * - Within one stack: the field table, what the program declares, what the service holds
+ *   (projected onto what the program declares) and the content hash that names a configuration.
+ * - Between environments (two stacks, two workspaces): the environment-independent form (every
+ *   managed field in program spelling, knowledge bases and analysis groups by name, derived fields
+ *   left out), its digest (`configDigest`), paths in program spelling to leave out
+ *   (`variables[callee_region].defaultValue`), and the field-by-field differences.
+ *
+ * It loads neither `@pulumi/pulumi` nor the client.
  */
 import type { AgentDetailT } from "../../client";
-import { type FieldTable, observe, pickManaged } from "../../provider/managed";
-import { contentHash, fromWire, isPlainObject, type Json, type JsonObject } from "../../provider/normalize";
+import { changedFields, type FieldTable, normalize, observe, pickManaged } from "../../provider/managed";
+import {
+  contentHash,
+  deepEqual,
+  fromWire,
+  isPlainObject,
+  type Json,
+  type JsonObject,
+} from "../../provider/normalize";
+import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { normalizeE164 } from "../../spec/common";
 
 /** A phone number in the spelling the service reads it back in (E.164), when it is one. */
@@ -86,4 +101,221 @@ export function observedConfig(detail: AgentDetailT, declared: JsonObject): Json
 /** The hash that names a configuration: equal configurations, equal hashes. */
 export function configurationHash(config: JsonObject): string {
   return contentHash(config);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The environment-independent configuration: what two stacks (two workspaces) compare.
+// ---------------------------------------------------------------------------------------------
+
+/** The managed fields of an agent whose values a stack changes (the diff the engine shows). */
+export function agentChanges(
+  olds: Readonly<Record<string, unknown>>,
+  news: Readonly<Record<string, unknown>>,
+): string[] {
+  return changedFields(AGENT_FIELDS, olds, news);
+}
+
+/** Fields the service derives from others (read-only): never compared between environments. */
+const DERIVED: readonly (readonly [string, string])[] = [
+  ["transcriber", "provider"],
+  ["model", "provider"],
+  ["voice", "model"],
+];
+
+/** Names of the knowledge bases and analysis groups of one workspace, by id. */
+export interface AttachmentNames {
+  readonly knowledgeBases: Readonly<Record<string, string>>;
+  readonly analysisGroups: Readonly<Record<string, string>>;
+}
+
+/** Every managed field of one version as the service holds it, in program spelling, normalized. */
+export function fullConfig(detail: AgentDetailT): JsonObject {
+  return pickManaged(AGENT_FIELDS, fromWire(detail) as JsonObject);
+}
+
+/** The knowledge-base and analysis-group ids a configuration attaches (known ones only). */
+export function attachedIds(config: JsonObject): { knowledgeBases: string[]; analysisGroups: string[] } {
+  const ids = (v: Json | undefined) => (Array.isArray(v) ? v.filter((x) => typeof x === "string") : []);
+  return {
+    knowledgeBases: ids(config.knowledgeBaseIds).filter((x) => x !== UNKNOWN),
+    analysisGroups: ids(config.analysisGroupIds).filter((x) => x !== UNKNOWN),
+  };
+}
+
+/**
+ * The environment-independent form of a configuration (program spelling): knowledge bases and
+ * analysis groups by name instead of id (an id `names` does not know stays, as `id:<id>`), the
+ * fields the service derives left out. Values unknown at preview stay unknown.
+ */
+export function portableConfig(config: JsonObject, names: AttachmentNames): JsonObject {
+  const out: JsonObject = structuredClone(config);
+  const byName = (v: Json | undefined, table: Readonly<Record<string, string>>): Json | undefined => {
+    if (!Array.isArray(v)) return v;
+    return [
+      ...new Set(v.map((id) => (typeof id === "string" && id !== UNKNOWN ? (table[id] ?? `id:${id}`) : id))),
+    ]
+      .map((x) => JSON.stringify(x))
+      .sort()
+      .map((s) => JSON.parse(s) as Json);
+  };
+  if (out.knowledgeBaseIds !== undefined)
+    out.knowledgeBaseIds = byName(out.knowledgeBaseIds, names.knowledgeBases) ?? null;
+  if (out.analysisGroupIds !== undefined)
+    out.analysisGroupIds = byName(out.analysisGroupIds, names.analysisGroups) ?? null;
+  for (const [field, key] of DERIVED) {
+    const v = out[field];
+    if (isPlainObject(v)) delete v[key];
+  }
+  return out;
+}
+
+/** The digest of an environment-independent configuration: equal configurations, equal digests. */
+export function configDigest(portable: JsonObject): string {
+  return contentHash(portable);
+}
+
+/**
+ * `base` with `declared` written over it as the Agent's patch writes it (objects merge, lists and
+ * everything else replace, `null` clears): the configuration a draft will hold.
+ */
+export function overlay(base: JsonObject, declared: JsonObject): JsonObject {
+  const merge = (b: Json | undefined, d: Json): Json => {
+    if (!isPlainObject(d) || !isPlainObject(b)) return structuredClone(d);
+    const out: JsonObject = { ...b };
+    for (const [k, v] of Object.entries(d)) out[k] = merge(b[k], v);
+    return out;
+  };
+  return normalize(AGENT_FIELDS, merge(base, declared) as JsonObject);
+}
+
+/** One segment of a path in program spelling: an object key, a list element by key, or by index. */
+type Segment = { key: string } | { item: string } | { index: number };
+
+/**
+ * Parses a path in program spelling (`name`, `voice.speed`, `variables[callee_region].defaultValue`,
+ * `builtinTools.transferCall.numbers[0]`): list elements by their key (or index). Undefined when it
+ * is not one.
+ */
+export function parsePath(path: string): Segment[] | undefined {
+  const out: Segment[] = [];
+  const re = /([A-Za-z_][A-Za-z0-9_]*)|\[([^\]]+)\]|\./g;
+  let expectKey = true;
+  let pos = 0;
+  for (let m = re.exec(path); m; m = re.exec(path)) {
+    if (m.index !== pos) return undefined;
+    pos = re.lastIndex;
+    if (m[1] !== undefined) {
+      if (!expectKey) return undefined;
+      out.push({ key: m[1] });
+      expectKey = false;
+    } else if (m[2] !== undefined) {
+      if (expectKey) return undefined;
+      out.push(/^\d+$/.test(m[2]) ? { index: Number(m[2]) } : { item: m[2] });
+    } else {
+      if (expectKey) return undefined;
+      expectKey = true;
+    }
+  }
+  if (pos !== path.length || expectKey || out.length === 0) return undefined;
+  const first = out[0];
+  if (!first || !("key" in first) || !AGENT_FIELDS.managed.includes(first.key)) return undefined;
+  return out;
+}
+
+/** The key a list element is known by (`key`, else `name`, else `number`), when it has one. */
+function itemKey(item: Json): string | undefined {
+  if (!isPlainObject(item)) return undefined;
+  for (const k of ["key", "name", "number"]) if (typeof item[k] === "string") return item[k] as string;
+  return undefined;
+}
+
+/** `config` without the value at each path of `ignore` (paths that reach nothing are no-ops). */
+export function withoutPaths(config: JsonObject, ignore: readonly string[]): JsonObject {
+  const out: JsonObject = structuredClone(config);
+  for (const path of ignore) {
+    const segments = parsePath(path);
+    if (!segments) continue;
+    let parent: Json = out;
+    for (let i = 0; i < segments.length; i++) {
+      const seg = segments[i] as Segment;
+      const last = i === segments.length - 1;
+      if ("key" in seg) {
+        if (!isPlainObject(parent)) break;
+        if (last) delete parent[seg.key];
+        else parent = parent[seg.key] ?? null;
+      } else {
+        if (!Array.isArray(parent)) break;
+        const list: Json[] = parent;
+        const at = "index" in seg ? seg.index : list.findIndex((x) => itemKey(x) === seg.item);
+        if (at < 0 || at >= list.length) break;
+        if (last) list.splice(at, 1);
+        else parent = list[at] ?? null;
+      }
+    }
+  }
+  return out;
+}
+
+/** One field that differs between two configurations, in program spelling. */
+export interface Difference {
+  /** `systemPrompt`, `voice.speed`, `variables[callee_region].defaultValue`. */
+  path: string;
+  /** The value on each side (`undefined`: not set). */
+  left: Json | undefined;
+  right: Json | undefined;
+}
+
+/**
+ * The fields that differ between two configurations (program spelling), leaf by leaf: objects key
+ * by key, lists of keyed elements (`variables`, `memory.fields`) element by key, other lists of
+ * objects by index when their lengths match, anything else whole. A value unknown at preview on
+ * either side is not a difference (it is not known yet).
+ */
+export function differences(left: JsonObject, right: JsonObject): Difference[] {
+  const out: Difference[] = [];
+  const walk = (a: Json | undefined, b: Json | undefined, path: string) => {
+    if (a === UNKNOWN || b === UNKNOWN || containsUnknown(a ?? null) || containsUnknown(b ?? null)) return;
+    if (deepEqual(a ?? null, b ?? null)) return;
+    if (isPlainObject(a) && isPlainObject(b)) {
+      for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort())
+        walk(a[k], b[k], path ? `${path}.${k}` : k);
+      return;
+    }
+    if (Array.isArray(a) && Array.isArray(b)) {
+      const keys = [...a, ...b].map(itemKey);
+      if (keys.every((k) => k !== undefined) && new Set(a.map(itemKey)).size === a.length) {
+        const byKey = (l: Json[]) => new Map(l.map((x) => [itemKey(x) as string, x]));
+        const [ma, mb] = [byKey(a), byKey(b)];
+        for (const k of [...new Set(keys as string[])]) walk(ma.get(k), mb.get(k), `${path}[${k}]`);
+        return;
+      }
+      if (a.length === b.length && a.some(isPlainObject)) {
+        a.forEach((x, i) => {
+          walk(x, b[i], `${path}[${i}]`);
+        });
+        return;
+      }
+    }
+    out.push({ path, left: a, right: b });
+  };
+  walk(left, right, "");
+  return out;
+}
+
+/** A value for a message: JSON, a long text by its first differing line (`other`: the text compared). */
+export function describeValue(value: Json | undefined, other?: Json): string {
+  if (value === undefined) return "(not set)";
+  if (typeof value === "string" && (value.includes("\n") || value.length > 80)) {
+    const lines = value.split("\n");
+    const others = typeof other === "string" ? other.split("\n") : [];
+    let i = 0;
+    while (i < lines.length && lines[i] === others[i]) i++;
+    const line = lines[i] ?? "";
+    const shown = line.length > 80 ? `${line.slice(0, 77)}...` : line;
+    return i >= lines.length
+      ? `(${lines.length} lines, ends after line ${lines.length})`
+      : `line ${i + 1}: ${JSON.stringify(shown)}`;
+  }
+  const text = JSON.stringify(value);
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

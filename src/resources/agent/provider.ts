@@ -19,19 +19,26 @@ import { z } from "zod";
 import type { AgentDetailT, VoiceAgentClient } from "../../client";
 import { ApiError } from "../../client/errors";
 import { unlessGone } from "../../provider/gone";
-import { changedFields, pickWritten, refreshedInputs, unknownInputs } from "../../provider/managed";
+import { pickWritten, refreshedInputs, unknownInputs } from "../../provider/managed";
 import { deepEqual, dropUndefined, type JsonObject, mergePatch, toWire } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
 import { AgentBody, AgentCreateBody, defaultAgentConfig, parseWith } from "../../spec";
 import { configurationDigest } from "../agentVersion/reuse";
+import { NO_NAMES, namesOf } from "./names";
 import {
   AGENT_FIELDS,
   AGENT_OWN_INPUTS,
+  type AttachmentNames,
+  agentChanges,
+  attachedIds,
+  configDigest,
   configurationHash,
   declaredConfig,
+  fullConfig,
   observedConfig,
+  portableConfig,
 } from "./projection";
 import { agentFailures, catalogueReader } from "./rules";
 
@@ -58,6 +65,14 @@ const AgentState = z.looseObject({
   dashboardUrl: z.string().nullable().optional(),
   contentHash: z.string(),
   knownVersions: z.record(z.string(), z.number().int()).optional(),
+  // Absent from states written by earlier releases.
+  configDigest: z.string().optional(),
+  attachmentNames: z
+    .object({
+      knowledgeBases: z.record(z.string(), z.string()),
+      analysisGroups: z.record(z.string(), z.string()),
+    })
+    .optional(),
 });
 type AgentState = z.infer<typeof AgentState>;
 
@@ -95,16 +110,30 @@ function patchBody(body: JsonObject) {
   return parsed.data;
 }
 
+/**
+ * The names of the knowledge bases and analysis groups `detail` attaches: those recorded in
+ * `props` reused, the lists read only for an id not seen before.
+ */
+async function attachmentNames(c: VoiceAgentClient, detail: AgentDetailT, props: Props) {
+  const recorded = stored(props).attachmentNames ?? NO_NAMES;
+  return namesOf(c, attachedIds(fullConfig(detail)), recorded);
+}
+
 /** The outputs recorded in state for an agent read back as `detail`. */
 function outputs(
   props: Props,
   detail: AgentDetailT,
   knownVersions: Record<string, number>,
+  names: AttachmentNames,
 ): Record<string, unknown> {
   const observed = observedConfig(detail, declaredConfig(props));
   return dropUndefined({
     ...props,
     knownVersions,
+    // The environment-independent digest: equal in two stacks (two workspaces) holding the same
+    // configuration, whatever the ids of their knowledge bases and analysis groups.
+    configDigest: configDigest(portableConfig(fullConfig(detail), names)),
+    attachmentNames: names,
     ...observed,
     agentId: detail.id,
     draftVersion: detail.version,
@@ -207,7 +236,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
     },
 
     async diff(_id, olds, news) {
-      const changed = changedFields(AGENT_FIELDS, olds, news);
+      const changed = agentChanges(olds, news);
       return { changes: changed.length > 0, diffs: changed };
     },
 
@@ -219,12 +248,17 @@ export const agentProvider: HandlerFactory = (ctx) => {
       const takeOver = async (current: AgentDetailT) => {
         const observed = observedConfig(current, declared);
         const patch = mergePatch(observed, declared);
-        if (Object.keys(patch).length === 0) return { id: current.id, outs: outputs(props, current, {}) };
+        if (Object.keys(patch).length === 0)
+          return {
+            id: current.id,
+            outs: outputs(props, current, {}, await attachmentNames(c, current, props)),
+          };
         const written = await c.agents
           .patch(current.id, patchBody(wireBody(patch, current)), { ifMatch: current.document_revision })
           .catch((err) => explain(err, args.name, current.id, current.document_revision));
         const last = { contentHash: configurationHash(observed), draftVersion: current.version };
-        return { id: written.id, outs: outputs(props, written, remember({}, last, written)) };
+        const names = await attachmentNames(c, written, props);
+        return { id: written.id, outs: outputs(props, written, remember({}, last, written), names) };
       };
       if (args.adoptId) return takeOver(await workingVersion(c, args.adoptId));
       const body = parseWith(AgentCreateBody, wireBody(declared));
@@ -244,7 +278,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
       ) {
         return takeOver(await workingVersion(c, created.id));
       }
-      return { id: created.id, outs: outputs(props, created, {}) };
+      return { id: created.id, outs: outputs(props, created, {}, await attachmentNames(c, created, props)) };
     },
 
     async read(id, props) {
@@ -253,7 +287,12 @@ export const agentProvider: HandlerFactory = (ctx) => {
       const detail = await unlessGone(workingVersion(c, id));
       // Gone from the service (another workspace or key): the resource leaves the state.
       if (!detail) return {};
-      const outs = outputs(props, detail, recorded.knownVersions ?? {});
+      const outs = outputs(
+        props,
+        detail,
+        recorded.knownVersions ?? {},
+        await attachmentNames(c, detail, props),
+      );
       return {
         id,
         props: outs,
@@ -270,8 +309,13 @@ export const agentProvider: HandlerFactory = (ctx) => {
       const write = (current: AgentDetailT | undefined, revision: number) =>
         c.agents.patch(id, patchBody(wireBody(patch, current)), { ifMatch: revision });
       const current = Array.isArray(patch.variables) ? await workingVersion(c, id) : undefined;
-      const done = (written: AgentDetailT) => ({
-        outs: outputs(news, written, remember(before.knownVersions, before, written)),
+      const done = async (written: AgentDetailT) => ({
+        outs: outputs(
+          news,
+          written,
+          remember(before.knownVersions, before, written),
+          await attachmentNames(c, written, olds),
+        ),
       });
       try {
         return done(await write(current, before.documentRevision));
