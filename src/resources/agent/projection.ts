@@ -23,30 +23,14 @@ import {
 } from "../../provider/normalize";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { normalizeE164 } from "../../spec/common";
+import { AGENT_CONFIG_FIELDS } from "./fields";
 
 /** A phone number in the spelling the service reads it back in (E.164), when it is one. */
 const phone = (v: Json): Json => (typeof v === "string" ? (normalizeE164(v) ?? v) : v);
 
 /** The Agent's managed fields (the configuration of the agent body, in input spelling) and their comparison. */
 export const AGENT_FIELDS: FieldTable = {
-  managed: [
-    "name",
-    "systemPrompt",
-    "greeting",
-    "language",
-    "transcriber",
-    "model",
-    "voice",
-    "conversation",
-    "call",
-    "inbound",
-    "builtinTools",
-    "variables",
-    "knowledgeBaseIds",
-    "analysisGroupIds",
-    "memory",
-    "numbers",
-  ],
+  managed: AGENT_CONFIG_FIELDS,
   paths: {
     // `greeting: {}` reads back as an empty object: the same as none.
     greeting: { canonical: (v) => (isPlainObject(v) && v.message === undefined ? null : v) },

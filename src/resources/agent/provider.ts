@@ -171,7 +171,7 @@ function remember(
  * The version a configuration patch applies to: the open draft, else the live version (a patch
  * branches a draft from it), else the latest. One read in the usual case, two after a rollback.
  */
-async function workingVersion(client: VoiceAgentClient, agentId: string): Promise<AgentDetailT> {
+export async function workingVersion(client: VoiceAgentClient, agentId: string): Promise<AgentDetailT> {
   const latest = await client.agents.get(agentId);
   if (!latest.is_published || latest.live_version === null || latest.live_version === latest.version) {
     return latest;
