@@ -5,8 +5,14 @@
  * dialling again; that is what makes it safe to retry like any idempotent request.
  */
 import type { z } from "zod";
-import { CallObject, type PlaceCallBody, PlaceCallResponse } from "../../spec/calls";
-import { Envelope } from "../../spec/paging";
+import {
+  CallList,
+  CallObject,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAY_HEADER,
+  type PlaceCallBody,
+  PlaceCallResponse,
+} from "../../spec/calls";
 import { type ClientCore, seg } from "../core";
 import { type Page, PageIterator } from "../pagination";
 import { send } from "../transport";
@@ -44,8 +50,6 @@ export interface Recording {
   data: Buffer;
 }
 
-const CallPage = Envelope(CallObject);
-
 const routes = {
   collection: () => "/v1/calls",
   one: (id: string) => `/v1/calls/${seg(id)}`,
@@ -70,10 +74,10 @@ export class Calls {
       method: "POST",
       path: routes.collection(),
       body,
-      headers: { "idempotency-key": opts.idempotencyKey },
+      headers: { [IDEMPOTENCY_KEY_HEADER.toLowerCase()]: opts.idempotencyKey },
       retry: "idempotent",
     });
-    const replay = headerValue(headers["idempotent-replay"]);
+    const replay = headerValue(headers[IDEMPOTENT_REPLAY_HEADER.toLowerCase()]);
     return { id: data.id, status: data.status, replayed: replay?.toLowerCase() === "true" };
   }
 
@@ -85,7 +89,7 @@ export class Calls {
   /** One page of `GET /v1/calls`, newest first. */
   listPage(opts: CallListOptions & { cursor?: string } = {}): Promise<Page<CallT>> {
     const origin = typeof opts.origin === "string" ? opts.origin : opts.origin?.join(",");
-    return this.core.call(CallPage, {
+    return this.core.call(CallList, {
       method: "GET",
       path: routes.collection(),
       query: { cursor: opts.cursor, direction: opts.direction, origin, limit: opts.limit },

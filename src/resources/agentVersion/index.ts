@@ -30,14 +30,19 @@ export type { Verification };
 type In<T> = pulumi.Input<T>;
 
 /** An analysis value a test call must give: the value, a list of accepted values, or `{ pattern }` (a regular expression). */
-export type ExpectedAnalysisValue = string | number | boolean | (string | number | boolean)[] | { pattern: string };
+export type ExpectedAnalysisValue =
+  | string
+  | number
+  | boolean
+  | (string | number | boolean)[]
+  | { pattern: string };
 
 /** One test call of a verification, and what it must give. */
 export interface VerifyCallArgs {
   /** The number to call, E.164 (`+14155550100`): a test line that plays the caller. */
   toNumber: In<string>;
   /** Custom variables of the call (the agent's `{{variables}}`). Default: none. */
-  variables?: In<Record<string, In<string | number | boolean>>>;
+  variables?: In<Record<string, In<string>>>;
   /** Passthrough JSON returned on the call and in its events (e.g. the commit). Default: none. */
   metadata?: In<Record<string, unknown>>;
   /** What the finished call must give. Default: status `completed`, any analysis. */

@@ -21,6 +21,7 @@ import type { CallT, VoiceAgentClient } from "../../client";
 import { ExpectedFailure, failure } from "../../provider/failures";
 import { canonicalJson, contentHash, deepEqual, type Json } from "../../provider/normalize";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
+import { CALL_STATUSES_ACTIVE } from "../../spec/calls";
 import { isE164, normalizeE164 } from "../../spec/common";
 import { parseWith } from "../../spec/issues";
 
@@ -103,7 +104,7 @@ const E164 = z.string().superRefine((v, ctx) => {
 /** One test call and what it must give. */
 export const VerifyCall = z.strictObject({
   toNumber: E164,
-  variables: z.record(z.string(), Scalar).optional(),
+  variables: z.record(z.string(), z.string()).optional(),
   metadata: z.record(z.string(), z.json()).optional(),
   expect: z
     .strictObject({
@@ -196,7 +197,7 @@ export function testCallKey(
 }
 
 /** Statuses of a call still in progress (the set of statuses is open: anything else has finished). */
-const IN_PROGRESS = new Set(["started", "in_progress", "transferring", "transfer_answered"]);
+const IN_PROGRESS: ReadonlySet<string> = new Set(CALL_STATUSES_ACTIVE);
 
 /** True when the call has finished and its analysis is in (`custom_analysis` is null until then). */
 export function isSettled(call: CallT): boolean {
