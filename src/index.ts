@@ -21,7 +21,14 @@ export {
   type VariableArgs,
   type VoiceArgs,
 } from "./resources/agent";
-export { AgentVersion, type AgentVersionArgs } from "./resources/agentVersion";
+export {
+  AgentVersion,
+  type AgentVersionArgs,
+  type ExpectedAnalysisValue,
+  type Verification,
+  type VerifyArgs,
+  type VerifyCallArgs,
+} from "./resources/agentVersion";
 export {
   AnalysisGroup,
   type AnalysisGroupArgs,

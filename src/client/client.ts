@@ -1,13 +1,14 @@
 /**
  * The typed API client, one endpoint group per area of the API (stripe-node's shape):
  * `client.agents`, `client.versions`, `client.widget`, `client.knowledgeBases`, `client.analysis`,
- * `client.catalogue`. All I/O goes through `send` (transport.ts); each group maps its endpoints to
+ * `client.catalogue`, `client.calls`. All I/O goes through `send` (transport.ts); each group maps its endpoints to
  * requests and parses the answers; `core.ts` holds what they share, the create-with-marker flow
  * included (see docs/client.md, "Lost answers").
  */
 import { inspect } from "node:util";
 import { Agents } from "./api/agents";
 import { Analysis } from "./api/analysis";
+import { Calls } from "./api/calls";
 import { Catalogue } from "./api/catalogue";
 import { KnowledgeBases } from "./api/knowledgeBases";
 import { Versions } from "./api/versions";
@@ -35,6 +36,8 @@ export class VoiceAgentClient {
   readonly analysis: Analysis;
   /** Catalogues (models, voices, transcribers, languages, TTS capabilities) and holdings. */
   readonly catalogue: Catalogue;
+  /** Calls: place (with an Idempotency-Key), read, list, recordings. */
+  readonly calls: Calls;
 
   /** @throws {ClientConfigError} for a missing key or a non-https, non-loopback base URL. */
   constructor(config: ClientConfig) {
@@ -46,6 +49,7 @@ export class VoiceAgentClient {
     this.knowledgeBases = new KnowledgeBases(this.#core);
     this.analysis = new Analysis(this.#core);
     this.catalogue = new Catalogue(this.#core);
+    this.calls = new Calls(this.#core);
   }
 
   /** The base URL this client talks to. */
@@ -77,8 +81,9 @@ export type {
   VersionSelector,
 } from "./api/agents";
 export type { AnalysisGroup, AnalysisItem } from "./api/analysis";
+export type { CallListOptions, CallT, PlaceCallInput, PlacedCall, Recording } from "./api/calls";
 export type { KnowledgeBase, KnowledgeBaseDocument, MarkedCreateOptions } from "./api/knowledgeBases";
 export type { ActivationRowT, VersionRowT } from "./api/versions";
 export type { WidgetKeyT, WidgetPatchInput, WidgetT } from "./api/widget";
 export { DRAFT_AMBIGUOUS, REVISION_CONFLICT } from "./undocumented";
-export { Agents, Analysis, Catalogue, KnowledgeBases, Versions, WidgetApi };
+export { Agents, Analysis, Calls, Catalogue, KnowledgeBases, Versions, WidgetApi };

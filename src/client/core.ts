@@ -13,6 +13,7 @@ import { redactString } from "./redact";
 import {
   backoffMs,
   type HttpRequest,
+  type HttpResponse,
   mayHaveCommitted,
   newOperation,
   type OperationState,
@@ -94,6 +95,15 @@ export class ClientCore {
 
   /** Sends `req` and parses the answer with `schema`. */
   async call<S extends z.ZodType>(schema: S, req: HttpRequest, op?: OperationState): Promise<z.infer<S>> {
+    return (await this.exchange(schema, req, op)).data;
+  }
+
+  /** Sends `req` and parses the answer with `schema`, keeping the answer's headers. */
+  async exchange<S extends z.ZodType>(
+    schema: S,
+    req: HttpRequest,
+    op?: OperationState,
+  ): Promise<{ data: z.infer<S>; headers: HttpResponse["headers"] }> {
     const res = await send(this.#config, req, op);
     const parsed = schema.safeParse(res.body);
     if (!parsed.success) {
@@ -104,7 +114,7 @@ export class ClientCore {
         { cause: parsed.error },
       );
     }
-    return parsed.data;
+    return { data: parsed.data, headers: res.headers };
   }
 
   /** A DELETE that counts a 404 after a lost answer as done. */

@@ -42,6 +42,8 @@ export interface HttpRequest {
   body?: unknown;
   headers?: Record<string, string>;
   retry: RetryMode;
+  /** `bytes`: a 2xx body is returned as a Buffer, unparsed (a recording). Default: JSON. */
+  responseType?: "json" | "bytes";
 }
 
 /** A 2xx answer. */
@@ -242,7 +244,7 @@ export async function send(
     }, timeoutMs);
     let status: number;
     let resHeaders: Record<string, string | string[] | undefined>;
-    let text: string;
+    let raw: Buffer;
     try {
       const res = await pool.request({
         method: req.method,
@@ -255,7 +257,7 @@ export async function send(
       });
       status = res.statusCode;
       resHeaders = res.headers;
-      text = await readCapped(res.body, maxBytes, ctx);
+      raw = await readCapped(res.body, maxBytes, ctx);
     } catch (err) {
       clearTimeout(timer);
       permit.release();
@@ -308,7 +310,8 @@ export async function send(
       },
       secrets,
     );
-    const body = parseBody(text, header(resHeaders, "content-type"));
+    const bytes = req.responseType === "bytes" && status >= 200 && status < 300;
+    const body = bytes ? raw : parseBody(raw.toString("utf8"), header(resHeaders, "content-type"));
     if (status >= 200 && status < 300) {
       return { status, headers: resHeaders, body, requestId, retries: op.retries };
     }
@@ -328,12 +331,12 @@ export async function send(
 /** Default of `maxResponseBytes`: 16 MiB, far above any answer of the API. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
-/** The body as text, refusing (and no longer reading) one larger than `maxBytes`. */
+/** The body's bytes, refusing (and no longer reading) one larger than `maxBytes`. */
 async function readCapped(
   body: AsyncIterable<Uint8Array> & { destroy(): unknown },
   maxBytes: number,
   ctx: RequestContext,
-): Promise<string> {
+): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of body) {
@@ -344,7 +347,7 @@ async function readCapped(
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** True when the failed request may nevertheless have been carried out by the server. */

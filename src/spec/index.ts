@@ -13,6 +13,7 @@ import { checkAgentStatic } from "./rules";
 
 export * from "./agent";
 export * from "./analysis";
+export * from "./calls";
 export * from "./catalogue";
 export * from "./catalogueRules";
 export * from "./common";

@@ -77,7 +77,8 @@ function one(issue: z.core.$ZodIssue, prefix: string): Issue[] {
     case "invalid_value":
       return [at(field, "literal_error", `Input should be ${describe(issue.values)}`)];
     case "invalid_format":
-      if (issue.format === "uuid") return [at(field, "uuid_parsing", "Input should be a valid UUID")];
+      if (issue.format === "uuid" || issue.format === "guid")
+        return [at(field, "uuid_parsing", "Input should be a valid UUID")];
       if (issue.format === "url") return [at(field, "url_parsing", "Input should be a valid URL")];
       return [at(field, "string_pattern_mismatch", issue.message)];
     case "custom":

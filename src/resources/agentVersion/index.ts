@@ -14,6 +14,8 @@
  * - `version` pins an existing published version instead (a rollback without publishing).
  * - `label` and `notes` change in place on the published version; `live` moves the live pointer.
  * - `read` (refresh) notices when the live pointer moved outside Pulumi and shows it as drift.
+ * - `verify` lists test calls pinned to the version that must pass before it goes live
+ *   (`verify.ts`).
  *
  * This file is the program side; the provider side is `provider.ts`, and the search for a version
  * to reuse (shared with `voice-agent-diff --resolve`) is `reuse.ts`.
@@ -21,8 +23,55 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Agent } from "../agent";
 import { ServiceResource } from "../serviceResource";
+import type { Verification } from "./verify";
+
+export type { Verification };
 
 type In<T> = pulumi.Input<T>;
+
+/** An analysis value a test call must give: the value, a list of accepted values, or `{ pattern }` (a regular expression). */
+export type ExpectedAnalysisValue =
+  | string
+  | number
+  | boolean
+  | (string | number | boolean)[]
+  | { pattern: string };
+
+/** One test call of a verification, and what it must give. */
+export interface VerifyCallArgs {
+  /** The number to call, E.164 (`+14155550100`): a test line that plays the caller. */
+  toNumber: In<string>;
+  /** Custom variables of the call (the agent's `{{variables}}`). Default: none. */
+  variables?: In<Record<string, In<string>>>;
+  /** Passthrough JSON returned on the call and in its events (e.g. the commit). Default: none. */
+  metadata?: In<Record<string, unknown>>;
+  /** What the finished call must give. Default: status `completed`, any analysis. */
+  expect?: In<{
+    /** The accepted final status, or a list of them. Default `completed`. */
+    status?: In<string | string[]>;
+    /**
+     * Analysis values, by group name then analysis name, as the call's `custom_analysis` keys them
+     * (`{ "Default Analysis": { "User Sentiment": ["positive", "neutral"] } }`).
+     */
+    analysis?: In<Record<string, Record<string, ExpectedAnalysisValue>>>;
+  }>;
+}
+
+/**
+ * Verified go-live: test calls a version must pass before it goes live (docs/deploys.md,
+ * "Verified go-live").
+ */
+export interface VerifyArgs {
+  /** The test calls, placed pinned to the version while it is not live; at least one. */
+  calls: In<In<VerifyCallArgs>[]>;
+  /** How long to wait for every call to finish and be analysed. Default 600. */
+  timeoutSeconds?: In<number>;
+  /**
+   * Raise (0, 1, 2, ...) to place the test calls anew. Each call is placed once per version,
+   * call and attempt: a repeated or interrupted `up` judges the calls already placed. Default 0.
+   */
+  attempt?: In<number>;
+}
 
 /** Inputs of an {@link AgentVersion}. */
 export interface AgentVersionArgs {
@@ -39,6 +88,12 @@ export interface AgentVersionArgs {
    * publishes nothing. Default: unset (publish the draft).
    */
   version?: In<number>;
+  /**
+   * Test calls that must pass before this version goes live (also for a pinned or reused version: a
+   * verified rollback). When they fail or time out, the update fails: the version stays published
+   * and the earlier live version stays live. A version already live places no calls. Default: none.
+   */
+  verify?: In<VerifyArgs>;
 }
 
 /** A published version of an agent, and whether it is live. */
@@ -57,6 +112,12 @@ export class AgentVersion extends ServiceResource {
   declare readonly activation: pulumi.Output<string>;
   /** Why the version cannot go live (retired model, withdrawn voice, deleted knowledge base). */
   declare readonly blockedReasons: pulumi.Output<string[]>;
+  /**
+   * What the last verification checked before this version went live: per test call its id,
+   * number, final status, the analysis values checked, and whether it passed. Unset when nothing
+   * was verified (no `verify`, or the version was already live).
+   */
+  declare readonly verification: pulumi.Output<Verification | undefined>;
   declare readonly label: pulumi.Output<string | undefined>;
   declare readonly notes: pulumi.Output<string | undefined>;
 
@@ -64,7 +125,15 @@ export class AgentVersion extends ServiceResource {
     const publishing = args.version === undefined;
     // Keys the inputs do not have (a misspelt `lable`, from JavaScript or YAML-loaded settings) go
     // to the provider, which refuses them by name at preview instead of dropping them.
-    const { agent: _agent, label: _label, notes: _notes, live: _live, version: _version, ...unknown } = args;
+    const {
+      agent: _agent,
+      label: _label,
+      notes: _notes,
+      live: _live,
+      version: _version,
+      verify: _verify,
+      ...unknown
+    } = args;
     super(
       "agentVersion",
       "AgentVersion",
@@ -92,12 +161,14 @@ export class AgentVersion extends ServiceResource {
         notes: args.notes,
         live: args.live ?? true,
         pinnedVersion: args.version,
+        verify: args.verify,
         version: undefined,
         versionId: undefined,
         isLive: undefined,
         origin: undefined,
         activation: undefined,
         blockedReasons: undefined,
+        verification: undefined,
       },
       { ...opts, dependsOn: opts?.dependsOn ?? args.agent },
     );

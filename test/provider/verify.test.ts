@@ -1,0 +1,241 @@
+/** AgentVersion's `verify`: the input's check, the test calls' keys, and how a finished call is judged. */
+import { describe, expect, it } from "vitest";
+import type { CallT } from "../../src/client";
+import { UNKNOWN } from "../../src/provider/unknowns";
+import {
+  isSettled,
+  judge,
+  parseVerify,
+  testCallKey,
+  type VerifyCall,
+  verifyFailures,
+} from "../../src/resources/agentVersion/verify";
+
+const reasons = (value: unknown) => verifyFailures(value).map((f) => f.reason);
+const properties = (value: unknown) => verifyFailures(value).map((f) => f.property);
+
+describe("verify: check", () => {
+  it("accepts the documented shape, and no verify at all", () => {
+    expect(verifyFailures(undefined)).toEqual([]);
+    expect(
+      verifyFailures({
+        calls: [
+          {
+            toNumber: "+14155550100",
+            variables: { customer_name: "Ada", tier: "2" },
+            metadata: { suite: "smoke", tags: ["a"] },
+            expect: {
+              status: ["completed", "voicemail"],
+              analysis: {
+                "Default Analysis": {
+                  "User Sentiment": ["positive", "neutral"],
+                  Outcome: { pattern: "^resolved" },
+                },
+                Checks: { "Said goodbye": true, Score: 3 },
+              },
+            },
+          },
+          { toNumber: "+442071838750" },
+        ],
+        timeoutSeconds: 120,
+        attempt: 2,
+      }),
+    ).toEqual([]);
+  });
+
+  it("names each bad field", () => {
+    const failures = verifyFailures({
+      calls: [
+        {
+          toNumber: "+1 415 555 0100",
+          expect: { status: [], analysis: { G: { a: { pattern: "(unclosed" }, b: [], c: { regex: "x" } } } },
+        },
+      ],
+      timeoutSeconds: 0,
+      attempt: 1.5,
+    });
+    expect(failures.map((f) => f.property).sort()).toEqual(
+      [
+        "verify.attempt",
+        "verify.calls[0].expect.analysis.G.a.pattern",
+        "verify.calls[0].expect.analysis.G.b",
+        "verify.calls[0].expect.analysis.G.c.pattern",
+        "verify.calls[0].expect.analysis.G.c.regex",
+        "verify.calls[0].expect.status",
+        "verify.calls[0].toNumber",
+        "verify.timeoutSeconds",
+      ].sort(),
+    );
+    const byField = Object.fromEntries(failures.map((f) => [f.property, f.reason]));
+    expect(byField["verify.calls[0].toNumber"]).toMatch(/E\.164.*\(\+14155550100\?\)/);
+    expect(byField["verify.calls[0].expect.analysis.G.a.pattern"]).toMatch(/not a valid regular expression/);
+    expect(byField["verify.calls[0].expect.analysis.G.b"]).toMatch(/must not be empty/);
+    expect(byField["verify.calls[0].expect.analysis.G.c.regex"]).toMatch(/unknown key/);
+    expect(byField["verify.timeoutSeconds"]).toMatch(/greater than 0/);
+  });
+
+  it("refuses unknown and misspelt keys, an empty list and a missing number", () => {
+    expect(properties({ calls: [{ toNumber: "+14155550100", expected: {} }], timeout: 5 }).sort()).toEqual([
+      "verify.calls[0].expected",
+      "verify.timeout",
+    ]);
+    expect(reasons({ calls: [] })).toEqual([
+      expect.stringMatching(/^verify\.calls: List should have at least 1 item/),
+    ]);
+    expect(properties({ calls: [{}] })).toEqual(["verify.calls[0].toNumber"]);
+    expect(properties({ calls: [{ toNumber: "+14155550100", expect: { sentiment: "positive" } }] })).toEqual([
+      "verify.calls[0].expect.sentiment",
+    ]);
+    expect(properties("yes")).toEqual(["verify"]);
+  });
+
+  it("leaves values unknown at preview alone, and still checks the rest", () => {
+    expect(verifyFailures({ calls: [{ toNumber: UNKNOWN }] })).toEqual([]);
+    expect(verifyFailures({ calls: UNKNOWN })).toEqual([]);
+    expect(verifyFailures(UNKNOWN)).toEqual([]);
+    expect(
+      verifyFailures({
+        calls: [{ toNumber: UNKNOWN, expect: { analysis: { G: { a: UNKNOWN } } } }],
+        timeoutSeconds: UNKNOWN,
+      }),
+    ).toEqual([]);
+    expect(properties({ calls: [{ toNumber: UNKNOWN, bogus: 1 }, { toNumber: "0800" }] }).sort()).toEqual([
+      "verify.calls[0].bogus",
+      "verify.calls[1].toNumber",
+    ]);
+  });
+
+  it("parses what passed check", () => {
+    expect(parseVerify(undefined)).toBeUndefined();
+    expect(parseVerify({ calls: [{ toNumber: "+14155550100" }] })).toEqual({
+      calls: [{ toNumber: "+14155550100" }],
+    });
+  });
+});
+
+describe("verify: Idempotency-Key of a test call", () => {
+  const call: VerifyCall = { toNumber: "+14155550100", variables: { a: "1" } };
+  const key = (
+    over: Partial<{ agent: string; version: string; index: number; call: VerifyCall; attempt: number }>,
+  ) =>
+    testCallKey(
+      over.agent ?? "ag",
+      over.version ?? "v1",
+      over.index ?? 0,
+      over.call ?? call,
+      over.attempt ?? 0,
+    );
+
+  it("is a UUID that is the same for the same check of the same version", () => {
+    expect(key({})).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(key({})).toBe(key({}));
+    // The expectation judges the call: changing it does not place another.
+    expect(key({ call: { ...call, expect: { status: "voicemail" } } })).toBe(key({}));
+    // Key order of variables means nothing.
+    expect(key({ call: { toNumber: "+14155550100", variables: { b: "1", a: "1" } } })).toBe(
+      key({ call: { toNumber: "+14155550100", variables: { a: "1", b: "1" } } }),
+    );
+  });
+
+  it("changes with the agent, the version, the index, what is placed and the attempt", () => {
+    const all = [
+      key({}),
+      key({ agent: "other" }),
+      key({ version: "v2" }),
+      key({ index: 1 }),
+      key({ call: { ...call, toNumber: "+14155550101" } }),
+      key({ call: { ...call, variables: { a: "2" } } }),
+      key({ call: { ...call, metadata: { run: 1 } } }),
+      key({ attempt: 1 }),
+    ];
+    expect(new Set(all).size).toBe(all.length);
+  });
+});
+
+const finished = (over: Partial<CallT> = {}): CallT => ({
+  id: "c1",
+  agent_id: "ag",
+  agent_version: 1,
+  status: "completed",
+  direction: "outbound",
+  origin: "api",
+  from_number: "+14155550000",
+  to_number: "+14155550100",
+  duration_seconds: 12,
+  created_at: "2026-11-25T09:00:00Z",
+  connected_at: "2026-11-25T09:00:01Z",
+  ended_at: "2026-11-25T09:00:13Z",
+  metadata: null,
+  variables: null,
+  cost: { currency: "USD", total: 0.02, rate_per_min: 0.1 },
+  custom_analysis: {
+    "Default Analysis": { "User Sentiment": "neutral", Outcome: "resolved: refund", Language: "en" },
+  },
+  transcript: { turns: [] },
+  transfer: null,
+  recording_url: null,
+  dashboard_url: "https://dashboard.example/calls/c1",
+  ...over,
+});
+
+describe("verify: judging a call", () => {
+  it("waits for a finished call whose analysis is in", () => {
+    expect(isSettled(finished())).toBe(true);
+    expect(isSettled(finished({ status: "in_progress", custom_analysis: null }))).toBe(false);
+    expect(isSettled(finished({ custom_analysis: null }))).toBe(false);
+    // An open set: a status we do not know is a finished one.
+    expect(isSettled(finished({ status: "screened" }))).toBe(true);
+  });
+
+  it("expects completed by default, and the listed statuses otherwise", () => {
+    expect(judge(finished(), { toNumber: "+1" }).shortfalls).toEqual([]);
+    expect(judge(finished({ status: "no_answer" }), { toNumber: "+1" }).shortfalls).toEqual([
+      { what: "status", expected: '"completed"', got: '"no_answer"' },
+    ]);
+    expect(
+      judge(finished({ status: "voicemail" }), {
+        toNumber: "+1",
+        expect: { status: ["completed", "voicemail"] },
+      }).shortfalls,
+    ).toEqual([]);
+  });
+
+  it("checks exact values, lists and patterns, and says what the call gave", () => {
+    const spec: VerifyCall = {
+      toNumber: "+1",
+      expect: {
+        analysis: {
+          "Default Analysis": {
+            "User Sentiment": ["positive", "neutral"],
+            Outcome: { pattern: "^resolved" },
+            Language: "de",
+          },
+          Missing: { x: 1 },
+        },
+      },
+    };
+    const { shortfalls, checked } = judge(finished(), spec);
+    expect(shortfalls).toEqual([
+      { what: 'analysis "Default Analysis" / "Language"', expected: '"de"', got: '"en"' },
+      {
+        what: 'analysis "Missing" / "x"',
+        expected: "1",
+        got: 'no value (the call has no analysis group "Missing")',
+      },
+    ]);
+    expect(checked).toEqual({
+      "Default Analysis": { "User Sentiment": "neutral", Outcome: "resolved: refund", Language: "en" },
+      Missing: { x: null },
+    });
+    expect(
+      judge(finished(), { toNumber: "+1", expect: { analysis: { "Default Analysis": { Tone: "calm" } } } })
+        .shortfalls[0]?.got,
+    ).toBe('no value (the group has no analysis "Tone")');
+    expect(
+      judge(finished({ custom_analysis: { G: { n: 3, ok: true } } }), {
+        toNumber: "+1",
+        expect: { analysis: { G: { n: { pattern: "^[0-5]$" }, ok: true } } },
+      }).shortfalls,
+    ).toEqual([]);
+  });
+});
