@@ -12,7 +12,8 @@
  *   `knowledge-base:<agent>/<name>`: a custom variable, transfer number, language or knowledge base
  *   the live agent has is gone from the configuration that goes live.
  * - `off-air:<agent>`: the Agent resource is removed, which takes its live version off air.
- * - `rollback:<agent>`: an earlier published version is put back live (a revert, or a pin).
+ * - `rollback:<agent>`: a published version older than the agent's recorded live one is put back
+ *   live (a revert, a pin on a new, renamed or kept AgentVersion, or `live: false` → `true` in place).
  *
  * `<agent>` is the Agent resource's name in the program; groups, items and knowledge bases are named
  * as the service names them. Nothing is listed that keeps what the service publishes (a description
@@ -22,6 +23,8 @@
  * be run with `--show-sames`, so that unchanged groups and knowledge bases are named; without it, a
  * detached one is named by its id.
  */
+import { pickWritten } from "../provider/managed";
+import { AGENT_FIELDS } from "../resources/agent/projection";
 import { code } from "./markdown";
 import {
   isRecord,
@@ -63,6 +66,15 @@ interface Resource {
   oldDeps: Record<string, string[]>;
 }
 
+/**
+ * An Agent's configuration in the spelling the service reads it back in (the agent's projection:
+ * transfer numbers in E.164, ...), so that the state (as last read) and the inputs (as written)
+ * compare equal when the service treats them as equal. Other resources' values are kept as they are.
+ */
+function canonical(type: string, props: Props | undefined): Props | undefined {
+  return type === "Agent" && props ? { ...props, ...pickWritten(AGENT_FIELDS, props) } : props;
+}
+
 function dependencies(state: PreviewStep["oldState"]): Record<string, string[]> {
   return Object.fromEntries(Object.entries(state?.propertyDependencies ?? {}).map(([k, v]) => [k, v ?? []]));
 }
@@ -85,12 +97,12 @@ class Stack {
       };
       r.ops.push(step.op);
       if (step.oldState && step.op !== "create") {
-        r.old ??= step.oldState.outputs ?? step.oldState.inputs;
+        r.old ??= canonical(r.type, step.oldState.outputs ?? step.oldState.inputs);
         r.oldId ??= step.oldState.id;
         if (Object.keys(r.oldDeps).length === 0) r.oldDeps = dependencies(step.oldState);
       }
       if (step.newState?.inputs && !step.op.startsWith("delete")) {
-        r.new = step.newState.inputs;
+        r.new = canonical(r.type, step.newState.inputs);
         r.deps = dependencies(step.newState);
         if (["create", "replace", "create-replacement"].includes(step.op)) r.newId = true;
       }
@@ -484,12 +496,39 @@ function wasLive(stack: Stack, agent: Resource): boolean {
   return stack.of("AgentVersion").some((v) => v.old?.isLive === true && stack.agentOf(v, "old") === agent);
 }
 
-/** A published version put back live that is not the live one: a revert found reused, or a pin. */
+/**
+ * The version of an AgentVersion's agent that is live before the deploy, as the stack recorded it:
+ * an AgentVersion of that agent recorded live (it ran after the Agent, so it is the newest record),
+ * else the Agent's recorded `liveVersion`. Undefined when the agent had none or it is not known.
+ */
+function liveBefore(stack: Stack, version: Resource): number | undefined {
+  const agent = stack.agentOf(version, "new") ?? stack.agentOf(version, "old");
+  const agentId = str(version.new?.agentId) ?? str(version.old?.agentId);
+  const sameAgent = (v: Resource) =>
+    agent ? stack.agentOf(v, "old") === agent : agentId !== undefined && v.old?.agentId === agentId;
+  const recordedLive = stack.of("AgentVersion").find((v) => v.old?.isLive === true && sameAgent(v));
+  return num(recordedLive?.old?.version) ?? num(agent?.old?.liveVersion);
+}
+
+/**
+ * A published version put back live that is older than the live one: a pin (new, renamed, or
+ * lowered in place), a revert found reused, or a version the stack kept put back live in place
+ * (`live: false` → `true`, its configuration unchanged).
+ */
 function rollback(stack: Stack, version: Resource, reused: number | undefined, add: Add): void {
   const after = version.new;
-  const live = num(version.old?.version);
-  if (!after || !version.newId || after.live === false || live === undefined) return;
-  const back = num(after.pinnedVersion) ?? reused;
+  if (!after || after.live === false || !known(after.live) || !known(after.pinnedVersion)) return;
+  const live = liveBefore(stack, version);
+  if (live === undefined) return;
+  const before = version.old;
+  const backInPlace =
+    !version.newId &&
+    before?.isLive === false &&
+    after.pinnedVersion === undefined &&
+    after.contentHash === before.contentHash
+      ? num(before.version)
+      : undefined;
+  const back = num(after.pinnedVersion) ?? reused ?? backInPlace;
   if (back === undefined || back >= live) return;
   const a = stack.agentName(version, "new") ?? version.name;
   add(

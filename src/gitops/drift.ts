@@ -12,11 +12,18 @@
  * - per resource changed outside Pulumi, the arguments the program sets whose value differs,
  *   old → new, in the program's spelling (long text as a line diff, like the pull-request report);
  *   an argument recorded as a secret is never compared nor shown (the JSON hides its value);
- * - a resource the service no longer has (a refresh would drop it from the stack);
+ * - a resource the service no longer has (a refresh would drop it from the stack): Pulumi's refresh
+ *   preview shows it as a `delete` step; a resource its step shows present that the service answers
+ *   404 for is read with other credentials than the stack's (another workspace), an error, not drift;
+ * - a widget whose public key was rotated outside Pulumi (its `publicKeyPrefix` changed);
  * - an AgentVersion this stack put live that is no longer live (a rollback or an activation in
  *   the dashboard): what is live now and the deploy-history rows that did it (when, which action).
+ *
+ * A resource that cannot be read (the service fails, the state is unreadable) does not stop the
+ * others: the report names it and says it is incomplete ({@link INCOMPLETE_EXIT}). Credentials the
+ * service refuses (401, 403) or that reach another workspace end the command (exit code 1).
  */
-import type { ActivationRowT, VoiceAgentClient } from "../client";
+import { type ActivationRowT, AuthError, type VoiceAgentClient } from "../client";
 import { contextFor } from "../provider/context";
 import { deepEqual } from "../provider/normalize";
 import { RESOURCES, type ResourceKind } from "../provider/registry";
@@ -27,6 +34,9 @@ import { fieldChanges, userInputs } from "./report";
 
 /** The exit code of `voice-agent-diff --drift` when something drifted. */
 export const DRIFT_EXIT = 3;
+
+/** The exit code of `voice-agent-diff --drift` when a resource could not be read (with or without drift). */
+export const INCOMPLETE_EXIT = 5;
 
 /** The command whose JSON `--drift` reads. */
 export const REFRESH_PREVIEW = "pulumi refresh --preview-only --json";
@@ -58,9 +68,25 @@ export interface ResourceDrift {
   /** The same arguments as the service holds them now. */
   after: Record<string, unknown>;
   live?: LiveDrift;
+  /** The widget's public key rotated outside Pulumi: its prefix as recorded, and now. */
+  keyRotated?: { before: string; after: string };
   /** Where to see it: the dashboard page of the agent's version that holds the change. */
   dashboardUrl?: string;
 }
+
+/** A resource whose read failed, and why. */
+export interface ReadFailure {
+  urn: string;
+  type: string;
+  id: string;
+  message: string;
+}
+
+/**
+ * The read came back with other credentials than the stack's, or none the service accepts: every
+ * read would say the same, so the command stops (exit code 1) rather than report drift.
+ */
+class CredentialsError extends Error {}
 
 /** What `--drift` found. */
 export interface DriftReport {
@@ -69,6 +95,8 @@ export interface DriftReport {
   /** How many resources of this package were read. */
   checked: number;
   drifted: ResourceDrift[];
+  /** The resources that could not be read: the report says nothing about them. */
+  failed: ReadFailure[];
   /** Arguments not compared because the state holds them as secrets: `name.argument`. */
   secrets: string[];
   /** The refresh preview's own count of what a refresh would change (`changeSummary`). */
@@ -83,19 +111,39 @@ function kindOf(type: string): ResourceKind | undefined {
   return kind in RESOURCES ? (kind as ResourceKind) : undefined;
 }
 
+/** The type of the stack's own resource, which every deployed stack has. */
+const STACK_TYPE = "pulumi:pulumi:Stack";
+
 /**
- * Checks that a parsed `pulumi preview --json`-shaped document is a refresh preview: every step a
- * `refresh`, or a `delete` (a resource the service no longer has). A `pulumi preview --json` given
- * by mistake (`same`, `update`, `create` steps) would otherwise read as "no drift".
+ * Checks that a parsed `pulumi preview --json`-shaped document is a refresh preview: the stack's own
+ * step a `refresh`, every step a `refresh` or a `delete` (a resource the service no longer has). A
+ * `pulumi preview --json` given by mistake (`same`, `update`, `create` steps) would otherwise read as
+ * "no drift", and a `pulumi destroy --preview-only --json` (all `delete`) as everything deleted.
+ * A document without steps (a stack never deployed) has nothing to check.
  *
- * @throws {Error} naming the first step that is neither.
+ * @throws {Error} naming the stack's step or the first step that is neither.
  */
 export function assertRefresh(doc: PreviewJson): void {
-  const other = (doc.steps ?? []).find((s) => s.op !== "refresh" && s.op !== "delete");
+  const steps = doc.steps ?? [];
+  const other = steps.find((s) => s.op !== "refresh" && s.op !== "delete");
   if (other) {
     throw new Error(
       `not the output of \`${REFRESH_PREVIEW}\`: step ${code(nameOf(other.urn))} is a "${other.op}", ` +
         "not a refresh (for `pulumi preview --json`, run voice-agent-diff without --drift)",
+    );
+  }
+  const stack = steps.find(
+    (s) => (s.oldState?.type ?? s.newState?.type) === STACK_TYPE || s.urn.includes(`::${STACK_TYPE}::`),
+  );
+  if (stack && stack.op !== "refresh") {
+    throw new Error(
+      `not the output of \`${REFRESH_PREVIEW}\`: the stack's step is a "${stack.op}", not a refresh ` +
+        "(a `pulumi destroy --preview-only --json`?)",
+    );
+  }
+  if (!stack && steps.length > 0) {
+    throw new Error(
+      `not the output of \`${REFRESH_PREVIEW}\`: no step of the stack itself (\`${STACK_TYPE}\`) that is a refresh`,
     );
   }
 }
@@ -119,6 +167,7 @@ async function readDrift(
   step: PreviewStep,
   client: VoiceAgentClient,
   secrets: string[],
+  failed: ReadFailure[],
 ): Promise<ResourceDrift | undefined> {
   const old = step.oldState;
   const type = typeOf(step);
@@ -128,15 +177,23 @@ async function readDrift(
   // The refresh preview found it gone (its read came back empty): nothing more to read.
   if (step.op === "delete") return { ...base, deleted: true, before: {}, after: {} };
   const handler = (await RESOURCES[kind]())(contextFor(client));
+  const what = `${type} ${code(nameOf(step.urn))} (${old.id})`;
   let read: { id?: string; props?: Props; inputs?: Props };
   try {
     read = await handler.read(old.id, old.outputs);
   } catch (err) {
-    const what = `${type} ${code(nameOf(step.urn))} (${old.id})`;
-    throw new Error(`could not read ${what}: ${(err as Error).message}`, { cause: err });
+    if (err instanceof AuthError)
+      throw new CredentialsError(`could not read ${what}: ${err.message}`, { cause: err });
+    failed.push({ ...base, message: (err as Error).message });
+    return undefined;
   }
   if (!read.id || !read.props || Object.keys(read.props).length === 0) {
-    return { ...base, deleted: true, before: {}, after: {} };
+    // Pulumi's own refresh (with the stack's credentials) found it: these reach another workspace.
+    throw new CredentialsError(
+      `could not read ${what}: the service answers that it does not exist, while Pulumi's refresh ` +
+        "preview found it: VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY reach another service or " +
+        "workspace than the stack's provider (its `voice-agent:baseUrl` and `voice-agent:apiKey`)",
+    );
   }
   // The arguments the program sets (the recorded inputs): as the state last saw them in the
   // service (its outputs), and as the refresh reads them now (its inputs, else its outputs).
@@ -158,7 +215,15 @@ async function readDrift(
     }
   }
   const live = type === "AgentVersion" ? await liveDrift(old.outputs, read.props, client) : undefined;
-  if (Object.keys(before).length === 0 && !live) return undefined;
+  const [keyBefore, keyAfter] = [old.outputs.publicKeyPrefix, read.props.publicKeyPrefix];
+  const keyRotated =
+    type === "Widget" &&
+    typeof keyBefore === "string" &&
+    typeof keyAfter === "string" &&
+    keyBefore !== keyAfter
+      ? { before: keyBefore, after: keyAfter }
+      : undefined;
+  if (Object.keys(before).length === 0 && !live && !keyRotated) return undefined;
   const url = read.props.dashboardUrl;
   return {
     ...base,
@@ -166,6 +231,7 @@ async function readDrift(
     before,
     after,
     ...(live ? { live } : {}),
+    ...(keyRotated ? { keyRotated } : {}),
     ...(typeof url === "string" ? { dashboardUrl: url } : {}),
   };
 }
@@ -190,12 +256,14 @@ async function liveDrift(
 export async function findDrift(refresh: PreviewJson, client: VoiceAgentClient): Promise<DriftReport> {
   const ours = (refresh.steps ?? []).filter((s) => (s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
   const secrets: string[] = [];
-  const found = await Promise.all(ours.map((s) => readDrift(s, client, secrets)));
+  const failed: ReadFailure[] = [];
+  const found = await Promise.all(ours.map((s) => readDrift(s, client, secrets, failed)));
   const stack = /^urn:pulumi:([^:]+)::/.exec(refresh.steps?.[0]?.urn ?? "")?.[1];
   return {
     ...(stack ? { stack } : {}),
     checked: ours.length,
     drifted: found.filter((d): d is ResourceDrift => d !== undefined),
+    failed: failed.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)),
     secrets: secrets.sort(),
     counted: refresh.changeSummary ?? {},
   };
@@ -250,7 +318,17 @@ function section(d: ResourceDrift): string {
     ? fieldChanges(step, ["Recorded by the stack", "In the service now"])
     : "";
   const live = d.live ? `${liveSection(d.live)}\n` : "";
-  return `#### ~ ${d.type} ${name}: ${what} outside Pulumi\n\n${where}${live}${table}`;
+  const key = d.keyRotated
+    ? `The widget's public key was rotated outside Pulumi (prefix ${code(d.keyRotated.before)} → ` +
+      `${code(d.keyRotated.after)}): every website that embeds the old key stops working, and the stack's ` +
+      "`publicKey` output is stale until `pulumi refresh`.\n\n"
+    : "";
+  return `#### ~ ${d.type} ${name}: ${what} outside Pulumi\n\n${where}${live}${key}${table}`;
+}
+
+/** One resource that could not be read, as a list item. */
+function failure(f: ReadFailure): string {
+  return `- ${f.type} ${code(nameOf(f.urn))} (${f.id}): ${f.message.replace(/\s+/g, " ")}`;
 }
 
 /** The refresh preview's `changeSummary` keys, in words. */
@@ -268,15 +346,21 @@ export function renderDrift(report: DriftReport, opts: { title?: string } = {}):
     ? `\nNot compared (the stack holds them as secrets, which the refresh JSON hides): ${report.secrets.map(code).join(", ")}.\n`
     : "";
   const n = report.drifted.length;
+  const f = report.failed.length;
+  const incomplete = f
+    ? `\n**Incomplete: ${f} resource${f === 1 ? "" : "s"} could not be read**, so nothing is said about ` +
+      `${f === 1 ? "it" : "them"}:\n\n${report.failed.map(failure).join("\n")}\n`
+    : "";
+  const read = report.checked - f;
   if (n === 0) {
     return (
-      `### ${title}\n\nNo drift: the service holds what the stack recorded ` +
-      `(${report.checked} voice-agent resource${report.checked === 1 ? "" : "s"} read).${pulumi}\n${secrets}`
+      `### ${title}\n\n${f ? "No drift in the resources read" : "No drift"}: the service holds what the stack recorded ` +
+      `(${read} voice-agent resource${read === 1 ? "" : "s"} read).${pulumi}\n${incomplete}${secrets}`
     );
   }
   return (
     `### ${title}\n\n**${n} resource${n === 1 ? "" : "s"} changed outside Pulumi** ` +
-    `(${report.checked} read).${pulumi}\n\n${report.drifted.map(section).join("\n")}${secrets}\n` +
+    `(${read} read).${pulumi}\n\n${report.drifted.map(section).join("\n")}${incomplete}${secrets}\n` +
     "To keep a change, write it into the program; either way, `pulumi refresh` then `pulumi up` " +
     "brings the stack and the service back in line with the program.\n"
   );

@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { parseCommandLine, runCommand, UsageError } from "../cli/command";
 import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { findBreaking } from "./breaking";
-import { assertRefresh, DRIFT_EXIT, findDrift, REFRESH_PREVIEW, renderDrift } from "./drift";
+import { assertRefresh, DRIFT_EXIT, findDrift, INCOMPLETE_EXIT, REFRESH_PREVIEW, renderDrift } from "./drift";
+import { nameOf } from "./preview";
 import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
 
 /** Exit code of `--fail-on-breaking` when a break outside the service is not acknowledged. */
@@ -74,12 +75,16 @@ Exit codes:
   0  the report was written
   1  the input could not be read or is not \`pulumi preview --json\` output (with --drift,
      \`pulumi refresh --preview-only --json\` output); with --resolve or --drift, the service
-     could not be asked or its credentials are not set; or Node.js is older than 22.19
+     could not be asked, its credentials are not set or refused, or they reach another
+     workspace than the stack's (a resource Pulumi's refresh found that the service does not
+     know); or Node.js is older than 22.19
   2  wrong usage: an unknown option, an option without its value, more than one file, or no
      file while stdin is a terminal
   3  with --drift: something changed outside Pulumi (the report says what); 0 when nothing did
   ${EXIT_BREAKING}  with --fail-on-breaking: a break outside the service is not acknowledged (stderr
      names each id); the report was written
+  ${INCOMPLETE_EXIT}  with --drift: some resource could not be read (the report and stderr name each);
+     the report covers the others, drifted or not
 
 Examples:
   pulumi preview --stack prod --show-sames --json > preview.json
@@ -126,7 +131,12 @@ async function drift(json: unknown, title: string | undefined): Promise<void> {
   assertRefresh(refresh);
   const report = await findDrift(refresh, serviceClient("--drift"));
   process.stdout.write(renderDrift(report, title !== undefined ? { title } : {}));
-  if (report.drifted.length > 0) process.exitCode = DRIFT_EXIT;
+  for (const f of report.failed)
+    process.stderr.write(
+      `voice-agent-diff: could not read ${f.type} \`${nameOf(f.urn)}\` (${f.id}): ${f.message}\n`,
+    );
+  if (report.failed.length > 0) process.exitCode = INCOMPLETE_EXIT;
+  else if (report.drifted.length > 0) process.exitCode = DRIFT_EXIT;
 }
 
 /** Runs the command with `argv` (without node and the script); sets `process.exitCode`. */

@@ -277,6 +277,70 @@ describe("breaks outside the service", () => {
       expect(ids(pin(1))).toEqual([]);
     });
 
+    test("a transfer number respelt (spaces, dashes) is the same number, not a removed one", () => {
+      const preview = harmlessWith("support", (s) => {
+        const tools = inputs(s).builtinTools as { transferCall: { numbers: { number: string }[] } };
+        tools.transferCall.numbers[0]!.number = "+1 555-0100";
+        tools.transferCall.numbers[1]!.number = "00 1 555 0101";
+      });
+      expect(ids(preview)).toEqual([]);
+    });
+
+    /** `breaking-harmless` whose `rollback-live` step keeps its state and is renamed `rollback-pinned`. */
+    function renamedVersion(edit: (inputs: Record<string, unknown>) => void): PreviewJson {
+      const preview = fixture("breaking-harmless");
+      const step = stepOf(preview, "rollback-live");
+      const gone: PreviewStep = { op: "delete", urn: step.urn, oldState: step.oldState, newState: null };
+      step.op = "create";
+      step.urn = step.urn.replace(/rollback-live$/, "rollback-pinned");
+      step.oldState = null;
+      edit(inputs(step));
+      preview.steps!.push(gone);
+      return preview;
+    }
+
+    test("a new or renamed AgentVersion pinned below the live version is a rollback", () => {
+      expect(
+        ids(
+          renamedVersion((i) => {
+            i.pinnedVersion = 0;
+          }),
+        ),
+      ).toEqual(["rollback:rollback"]);
+      expect(
+        ids(
+          renamedVersion((i) => {
+            i.pinnedVersion = 1;
+          }),
+        ),
+      ).toEqual([]);
+      expect(
+        ids(
+          renamedVersion((i) => {
+            i.pinnedVersion = 0;
+            i.live = false;
+          }),
+        ),
+      ).toEqual([]);
+    });
+
+    test("an earlier version put back live in place (live: false -> true) is a rollback", () => {
+      const preview = fixture("breaking-harmless");
+      const agent = stepOf(preview, "rollback");
+      agent.newState!.inputs = { ...agent.oldState!.inputs };
+      agent.oldState!.outputs!.liveVersion = 1;
+      const step = stepOf(preview, "rollback-live");
+      step.op = "update";
+      Object.assign(step.oldState!.inputs!, { live: false });
+      Object.assign(step.oldState!.outputs!, { live: false, isLive: false, version: 0 });
+      step.newState!.inputs = { ...step.oldState!.inputs, live: true };
+      expect(ids(preview)).toEqual(["rollback:rollback"]);
+      expect(findBreaking(preview, new Map())[0]?.what).toContain("goes back to version 0 (live now: 1)");
+      // Nothing live before: going live is not a rollback.
+      agent.oldState!.outputs!.liveVersion = null;
+      expect(ids(preview)).toEqual([]);
+    });
+
     test("--resolve's answer counts: a version found in the service is a rollback", () => {
       const preview = fixture("breaking-harmless");
       const urn = stepOf(preview, "rollback-live").urn;

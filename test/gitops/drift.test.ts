@@ -12,6 +12,7 @@ import { DEFAULT_API_KEY, type RunningEmulator } from "../../src/emulator";
 import { assertRefresh } from "../../src/gitops/drift";
 import { parsePreview } from "../../src/gitops/report";
 import { agentProvider } from "../../src/resources/agent/provider";
+import { widgetProvider } from "../../src/resources/widget/provider";
 import { checkAndCreate, emulatorForFile, testContext } from "../provider/support";
 import { REPO_ROOT } from "../support/pulumi";
 
@@ -37,11 +38,25 @@ function drift(refresh: object): Promise<{ code: number; stdout: string; stderr:
 
 const TYPE = "pulumi-nodejs:dynamic/voice-agent:Agent";
 const URN = `urn:pulumi:prod::agents::${TYPE}::support`;
+/** An agent id the service has never issued. */
+const MISSING = "00000000-0000-4000-8000-000000000000";
+/** The stack's own step, which a refresh preview lists first. */
+const STACK_STEP = {
+  op: "refresh",
+  urn: "urn:pulumi:prod::agents::pulumi:pulumi:Stack::agents-prod",
+  oldState: { type: "pulumi:pulumi:Stack" },
+  newState: { type: "pulumi:pulumi:Stack" },
+};
+
+/** One step of a refresh preview recording `inputs` and `outputs` for a resource of `type`. */
+function stepOf(op: string, id: string, inputs: object, outputs: object, type = TYPE, urn = URN) {
+  const state = { type, id, inputs, outputs };
+  return { op, urn, oldState: state, newState: state };
+}
 
 /** A refresh-preview document with one Agent step recording `inputs` and `outputs`. */
 function refreshOf(op: string, id: string, inputs: object, outputs: object) {
-  const state = { type: TYPE, id, inputs, outputs };
-  return { steps: [{ op, urn: URN, oldState: state, newState: state }], changeSummary: { update: 1 } };
+  return { steps: [STACK_STEP, stepOf(op, id, inputs, outputs)], changeSummary: { update: 1 } };
 }
 
 describe("voice-agent-diff --drift", () => {
@@ -78,6 +93,67 @@ describe("voice-agent-diff --drift", () => {
     expect(r.stdout).toContain(
       "#### - Agent `support`: deleted outside Pulumi\n\nThe service no longer has it (id `no-such-agent`)",
     );
+  });
+
+  test("a destroy preview (the Stack step a delete) is refused, not reported as deletions", async () => {
+    const stack = { ...STACK_STEP, op: "delete", newState: null };
+    const gone = stepOf("delete", "some-agent", { name: "Gone" }, { name: "Gone" });
+    expect(() => assertRefresh(parsePreview({ steps: [stack, gone] }))).toThrow(
+      'not the output of `pulumi refresh --preview-only --json`: the stack\'s step is a "delete", not a refresh',
+    );
+    const r = await drift({ steps: [gone] });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("no step of the stack itself (`pulumi:pulumi:Stack`) that is a refresh");
+    expect(r.stdout).toBe("");
+  });
+
+  test("a resource Pulumi's refresh found but the service answers 404 for: a credentials error, not drift", async () => {
+    const r = await drift(refreshOf("refresh", MISSING, { name: "Gone" }, { name: "Gone" }));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`Agent \`support\` (${MISSING})`);
+    expect(r.stderr).toContain("VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY");
+  });
+
+  test("a widget key rotated in the dashboard is drift", async () => {
+    const agentId = (await client.agents.create({ name: "Widget drift" })).id;
+    const { id, inputs, outs } = await checkAndCreate(widgetProvider(testContext), {
+      agentId,
+      allowedOrigins: ["https://shop.example"],
+    });
+    await client.widget.rotateKey(agentId);
+    const type = "pulumi-nodejs:dynamic/voice-agent:Widget";
+    const urn = `urn:pulumi:prod::agents::${type}::support-widget`;
+    // The refresh JSON hides the secret key; its prefix is plain.
+    const hidden = { ...outs, publicKey: "[secret]" };
+    const r = await drift({ steps: [STACK_STEP, stepOf("refresh", id, inputs, hidden, type, urn)] });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain("#### ~ Widget `support-widget`: changed outside Pulumi");
+    expect(r.stdout).toContain(
+      `The widget's public key was rotated outside Pulumi (prefix \`${outs.publicKeyPrefix}\` → \``,
+    );
+  });
+
+  test("one resource that cannot be read: the others are still reported, the failure named, exit 5", async () => {
+    const h = agentProvider(testContext);
+    const { id, inputs, outs } = await checkAndCreate(h, { name: "Half read" });
+    await client.agents.patch(id, { name: "Renamed half" });
+    const type = "pulumi-nodejs:dynamic/voice-agent:AgentVersion";
+    const broken = stepOf(
+      "refresh",
+      "not-a-version-id",
+      {},
+      {},
+      type,
+      `urn:pulumi:prod::agents::${type}::broken`,
+    );
+    const r = await drift({ steps: [STACK_STEP, stepOf("refresh", id, inputs, outs), broken] });
+    expect(r.code).toBe(5);
+    expect(r.stdout).toContain('| `name` | `"Half read"` | `"Renamed half"` |');
+    expect(r.stdout).toContain("**Incomplete: 1 resource could not be read**");
+    expect(r.stdout).toContain("- AgentVersion `broken` (not-a-version-id): AgentVersion: the id");
+    expect(r.stderr).toContain("could not read AgentVersion `broken`");
   });
 
   test("a `pulumi preview --json` document is refused, naming its first step that is no refresh", () => {
