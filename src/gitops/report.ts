@@ -56,7 +56,7 @@ const ARGUMENTS: Record<string, Readonly<Record<string, string>>> = {
   Agent: argumentsOf<AgentArgs>()(
     "name systemPrompt greeting language transcriber model voice conversation call inbound builtinTools variables knowledgeBaseIds analysisGroupIds memory numbers adoptId",
   ),
-  AgentVersion: argumentsOf<AgentVersionArgs>()("agent label notes live version verify", {
+  AgentVersion: argumentsOf<AgentVersionArgs>()("agent label notes live version verify promote", {
     agent: "agentId",
     version: "pinnedVersion",
   }),

@@ -125,7 +125,10 @@ describe("the environment-independent configuration", () => {
     });
     expect(next.model).toEqual({ provider: "openai", model: "gpt-4o", temperature: 0.5 });
     expect(next.greeting).toBeNull();
-    expect(next.variables).toEqual([{ key: "a", defaultValue: "1" }]);
+    expect(next.variables).toEqual([
+      { key: "a", defaultValue: "1" },
+      { key: "callee_name", defaultValue: null },
+    ]);
     expect(next.systemPrompt).toBe(base.systemPrompt);
   });
 });

@@ -23,6 +23,7 @@ import {
 } from "../../provider/normalize";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { normalizeE164 } from "../../spec/common";
+import { SYSTEM_VARIABLE_KEYS } from "../../spec/defaults";
 import { AGENT_CONFIG_FIELDS } from "./fields";
 
 /** A phone number in the spelling the service reads it back in (E.164), when it is one. */
@@ -169,7 +170,16 @@ export function overlay(base: JsonObject, declared: JsonObject): JsonObject {
     for (const [k, v] of Object.entries(d)) out[k] = merge(b[k], v);
     return out;
   };
-  return normalize(AGENT_FIELDS, merge(base, declared) as JsonObject);
+  const merged = merge(base, declared) as JsonObject;
+  // The Agent writes the system variables back as the service holds them, with a declared default.
+  if (Array.isArray(declared.variables) && Array.isArray(base.variables)) {
+    const listed = new Set(declared.variables.map((v) => (isPlainObject(v) ? v.key : v)));
+    const system = base.variables.filter(
+      (v) => isPlainObject(v) && SYSTEM_VARIABLE_KEYS.some((k) => k === v.key) && !listed.has(v.key ?? null),
+    );
+    merged.variables = [...declared.variables, ...system];
+  }
+  return normalize(AGENT_FIELDS, merged);
 }
 
 /** One segment of a path in program spelling: an object key, a list element by key, or by index. */

@@ -22,7 +22,12 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { Agent } from "../agent";
+import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
+import type { PromoteArgs, Promotion } from "./promoteArgs";
+
+export type { PromoteArgs, Promotion };
+
 import type { Verification } from "./verify";
 
 export type { Verification };
@@ -94,6 +99,13 @@ export interface AgentVersionArgs {
    * and the earlier live version stays live. A version already live places no calls. Default: none.
    */
   verify?: In<VerifyArgs>;
+  /**
+   * Promotion with proof (docs/gitops.md, "Promoting staging to production"): publish only the
+   * configuration live on a staging agent (`from`), once it has been live long enough, on enough
+   * calls, with analysis shares within bounds. Checked at preview and again before anything is
+   * published. Default: none (publish whatever the program declares).
+   */
+  promote?: PromoteArgs;
 }
 
 /** A published version of an agent, and whether it is live. */
@@ -118,6 +130,11 @@ export class AgentVersion extends ServiceResource {
    * was verified (no `verify`, or the version was already live).
    */
   declare readonly verification: pulumi.Output<Verification | undefined>;
+  /**
+   * What was promoted: staging's agent and version, since when it was live, the calls and analysis
+   * shares it had, and the digest of the compared configuration. Unset without `promote`.
+   */
+  declare readonly promotion: pulumi.Output<Promotion | undefined>;
   declare readonly label: pulumi.Output<string | undefined>;
   declare readonly notes: pulumi.Output<string | undefined>;
 
@@ -132,8 +149,10 @@ export class AgentVersion extends ServiceResource {
       live: _live,
       version: _version,
       verify: _verify,
+      promote: _promote,
       ...unknown
     } = args;
+    const promote = args.promote;
     super(
       "agentVersion",
       "AgentVersion",
@@ -162,6 +181,17 @@ export class AgentVersion extends ServiceResource {
         live: args.live ?? true,
         pinnedVersion: args.version,
         verify: args.verify,
+        // The key to staging's workspace is a secret wherever Pulumi keeps it.
+        promote:
+          promote === undefined
+            ? undefined
+            : {
+                ...promote,
+                ...(promote.apiKey !== undefined ? { apiKey: pulumi.secret(promote.apiKey) } : {}),
+              },
+        // What the Agent declares, compared with staging's live configuration at preview.
+        promoteConfig: promote === undefined ? undefined : agentConfig(args.agent),
+        promotion: undefined,
         version: undefined,
         versionId: undefined,
         isLive: undefined,
@@ -170,7 +200,13 @@ export class AgentVersion extends ServiceResource {
         blockedReasons: undefined,
         verification: undefined,
       },
-      { ...opts, dependsOn: opts?.dependsOn ?? args.agent },
+      {
+        ...opts,
+        dependsOn: opts?.dependsOn ?? args.agent,
+        ...(promote?.apiKey !== undefined
+          ? { additionalSecretOutputs: [...new Set([...(opts?.additionalSecretOutputs ?? []), "promote"])] }
+          : {}),
+      },
     );
     // A version that became blocked (a model retired, a voice withdrawn, a knowledge base deleted)
     // is flagged at preview, from the state as last read (`pulumi preview --refresh` reads it anew).
@@ -183,4 +219,12 @@ export class AgentVersion extends ServiceResource {
       }
     });
   }
+}
+
+/** The configuration an Agent declares, as its outputs (known at preview: the Agent's checked inputs). */
+function agentConfig(agent: Agent): Record<string, unknown> {
+  const outputs = agent as unknown as Record<string, unknown>;
+  return Object.fromEntries(
+    AGENT_CONFIG_FIELDS.filter((k) => outputs[k] !== undefined).map((k) => [k, outputs[k]]),
+  );
 }

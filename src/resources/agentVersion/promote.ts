@@ -16,7 +16,7 @@ import { isPlainObject, type Json, type JsonObject } from "../../provider/normal
 import type { ProviderContext } from "../../provider/resource";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { CALL_ORIGINS, isFinishedCallStatus } from "../../spec/calls";
-import { workingVersion } from "../agent/provider";
+import { namesOf } from "../agent/names";
 import {
   AGENT_FIELDS,
   attachedIds,
@@ -31,7 +31,7 @@ import {
   portableConfig,
   withoutPaths,
 } from "../agent/projection";
-import { namesOf } from "../agent/names";
+import { workingVersion } from "../agent/provider";
 
 /** A bound on the share of counted calls whose analysis holds a value. */
 export interface Rate {
@@ -69,7 +69,8 @@ const known = (v: unknown) => v !== undefined && !containsUnknown(v as Json);
 export function promoteFailures(promote: unknown, pinned: boolean): string[] {
   if (promote === undefined) return [];
   if (promote === UNKNOWN) return [];
-  if (!isPlainObject(promote)) return ["promote: must be an object { from, soakMinutes?, minCalls?, rates?, ... }"];
+  if (!isPlainObject(promote))
+    return ["promote: must be an object { from, soakMinutes?, minCalls?, rates?, ... }"];
   const out: string[] = [];
   for (const k of Object.keys(promote))
     if (!KEYS.includes(k) && promote[k] !== undefined)
@@ -79,7 +80,8 @@ export function promoteFailures(promote: unknown, pinned: boolean): string[] {
       "promote: a pinned version (`version`) publishes nothing, so there is nothing to promote: remove `promote`, or `version` to publish the agent's configuration",
     );
   const { from, soakMinutes, minCalls, rates, origins, ignore, apiKey, baseUrl } = promote;
-  if (from === undefined) out.push("promote.from: required (the staging agent's id, e.g. a StackReference output)");
+  if (from === undefined)
+    out.push("promote.from: required (the staging agent's id, e.g. a StackReference output)");
   else if (known(from) && (typeof from !== "string" || from.trim() === ""))
     out.push("promote.from: must be an agent id (a non-empty string)");
   if (known(soakMinutes) && (typeof soakMinutes !== "number" || !(soakMinutes >= 0)))
@@ -92,7 +94,10 @@ export function promoteFailures(promote: unknown, pinned: boolean): string[] {
       rates.forEach((r, i) => {
         const at = `promote.rates[${i}]`;
         if (r === UNKNOWN) return;
-        if (!isPlainObject(r)) return void out.push(`${at}: must be { analysis, value, atMost }`);
+        if (!isPlainObject(r)) {
+          out.push(`${at}: must be { analysis, value, atMost }`);
+          return;
+        }
         for (const k of Object.keys(r))
           if (!RATE_KEYS.includes(k) && r[k] !== undefined)
             out.push(`${at}.${k}: not a field of a rate (one of ${RATE_KEYS.join(", ")})`);
@@ -109,7 +114,9 @@ export function promoteFailures(promote: unknown, pinned: boolean): string[] {
   }
   if (known(origins)) {
     if (!Array.isArray(origins) || origins.length === 0)
-      out.push(`promote.origins: must be a non-empty list of call origins (e.g. ${DEFAULT_ORIGINS.join(", ")})`);
+      out.push(
+        `promote.origins: must be a non-empty list of call origins (e.g. ${DEFAULT_ORIGINS.join(", ")})`,
+      );
     else
       origins.forEach((o, i) => {
         if (known(o) && (typeof o !== "string" || !/^[a-z_]+$/.test(o)))
@@ -228,12 +235,18 @@ export interface Proof {
 }
 
 /** Counts the calls and the analysis values of staging's live version since it went live. */
-async function measure(c: VoiceAgentClient, promote: Promote, staging: Staging, digest: string): Promise<Proof> {
+async function measure(
+  c: VoiceAgentClient,
+  promote: Promote,
+  staging: Staging,
+  digest: string,
+): Promise<Proof> {
   const origins = promote.origins ?? [...DEFAULT_ORIGINS];
   const since = staging.liveSince ? Date.parse(staging.liveSince) : undefined;
   const rates = (promote.rates ?? []).map((r) => ({ ...r, matching: 0, share: null as number | null }));
   let calls = 0;
-  if (since !== undefined) {
+  // Calls are listed only when the proof counts them.
+  if (since !== undefined && ((promote.minCalls ?? 0) > 0 || rates.length > 0)) {
     for await (const call of c.calls.list({ origin: origins })) {
       if (Date.parse(call.created_at) < since) break; // newest first: the rest is older
       if (call.agent_id !== promote.from || call.agent_version !== staging.live.version) continue;
@@ -348,14 +361,12 @@ export async function evaluate(
   const full = withoutPaths(staging.portable, ignore);
   const compared = complete ? full : (observe(AGENT_FIELDS, full, prod) as JsonObject);
   const found = differences(compared, prod);
-  const proof = await measure(c, promote, staging, configDigestOf(full));
+  const proof = await measure(c, promote, staging, configDigest(full));
   if (found.length > 0) return { refusals: [differenceMessage(promote, staging, found, atUp)], proof };
   const lines = proofLines(proof);
   if (lines.missing.length > 0) return { refusals: [shortfallMessage(proof, lines, atUp)], proof };
   return { refusals: [], proof };
 }
-
-const configDigestOf = (portable: JsonObject) => configDigest(portable);
 
 /**
  * At preview: production's configuration as the draft will hold it: the Agent's declared
@@ -374,7 +385,11 @@ export async function previewConfig(
 }
 
 /** At `up`: the configuration of the draft about to be published. */
-export async function draftConfig(c: VoiceAgentClient, agentId: string, version: number): Promise<JsonObject> {
+export async function draftConfig(
+  c: VoiceAgentClient,
+  agentId: string,
+  version: number,
+): Promise<JsonObject> {
   return fullConfig(await c.agents.get(agentId, { version }));
 }
 
@@ -397,4 +412,49 @@ export function promotionRecord(p: Proof) {
     rates: p.rates.map((r) => ({ analysis: r.analysis, value: r.value, share: r.share, atMost: r.atMost })),
     configDigest: p.configDigest,
   };
+}
+
+/** Whether this AgentVersion will publish the agent's draft in this deploy (a new one, or a changed configuration). */
+function publishing(olds: Record<string, unknown>, news: Record<string, unknown>): boolean {
+  if (news.pinnedVersion !== undefined) return false;
+  return (
+    olds.contentHash === undefined || olds.contentHash !== news.contentHash || olds.agentId !== news.agentId
+  );
+}
+
+/**
+ * The AgentVersion's `check` for `promote`: the input's own failures, then (when this deploy
+ * publishes and `from` is known) the comparison with staging and the proof. `proof` is what the
+ * pull-request report shows.
+ */
+export async function checkPromotion(
+  ctx: ProviderContext,
+  olds: Record<string, unknown>,
+  news: Record<string, unknown>,
+): Promise<{ failures: string[]; proof?: Proof }> {
+  const failures = promoteFailures(news.promote, news.pinnedVersion !== undefined);
+  if (failures.length > 0 || news.promote === undefined || !publishing(olds, news)) return { failures };
+  const promote = news.promote as Record<string, unknown>;
+  // Known at preview usually (a StackReference output); an unknown is never reported missing.
+  if (containsUnknown(promote as Json)) return { failures: [] };
+  const config = isPlainObject(news.promoteConfig) ? news.promoteConfig : {};
+  const { config: production, complete } = await previewConfig(ctx, news.agentId, config);
+  const { refusals, proof } = await evaluate(ctx, promote as unknown as Promote, production, complete, false);
+  return proof ? { failures: refusals, proof } : { failures: refusals };
+}
+
+/**
+ * The AgentVersion's `create` for `promote`: staging read again and the draft about to be published
+ * compared with it; refuses (nothing published, nothing put live) when it differs or the proof
+ * falls short. Undefined when there is no `promote`.
+ */
+export async function enforcePromotion(
+  ctx: ProviderContext,
+  args: { promote?: unknown; agentId: string; draftVersion: number },
+): Promise<Proof | undefined> {
+  if (args.promote === undefined) return undefined;
+  const production = await draftConfig(await ctx.client(), args.agentId, args.draftVersion);
+  const { refusals, proof } = await evaluate(ctx, args.promote as Promote, production, true, true);
+  if (refusals.length > 0 || !proof) throw new PromotionRefused(refusals.join("\n"));
+  return proof;
 }

@@ -20,6 +20,7 @@ import { dropUndefined } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
+import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from "./promote";
 import { configurationDigest, reuseCandidates } from "./reuse";
 
 /** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
@@ -37,6 +38,8 @@ const OWN_INPUTS = [
   "notes",
   "live",
   "pinnedVersion",
+  "promote",
+  "promoteConfig",
 ] as const;
 
 /** The inputs after `check`. */
@@ -55,6 +58,9 @@ const VersionInputs = z.looseObject({
   notes: z.string().optional(),
   live: z.boolean().default(true),
   pinnedVersion: z.number().int().min(0).optional(),
+  // Checked by promote.ts (`promoteFailures`); the Agent's declared configuration beside it.
+  promote: z.unknown().optional(),
+  promoteConfig: z.record(z.string(), z.unknown()).optional(),
 });
 type VersionInputs = z.infer<typeof VersionInputs>;
 
@@ -69,6 +75,7 @@ const VersionState = VersionInputs.extend({
   origin: Origin,
   activation: z.string(),
   blockedReasons: z.array(z.string()).default([]),
+  promotion: z.unknown().optional(),
 });
 
 const inputs = (props: Props) => parseProps(VersionInputs, props, "AgentVersion inputs");
@@ -101,6 +108,7 @@ interface Draft {
 async function publishOrReuse(
   c: VoiceAgentClient,
   args: VersionInputs,
+  defaultNotes?: string,
 ): Promise<{ detail: AgentDetailT; origin: Origin }> {
   let draft: Draft;
   if (args.draftPublished === false && args.draftHash !== undefined && args.latestVersion !== undefined) {
@@ -120,7 +128,7 @@ async function publishOrReuse(
     const published = await c.versions.publish(
       args.agentId,
       draft.version,
-      { label: args.label ?? null, notes: args.notes ?? null },
+      { label: args.label ?? null, notes: args.notes ?? defaultNotes ?? null },
       { ifMatch: args.documentRevision },
     );
     return { detail: published, origin: "published" };
@@ -248,7 +256,11 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     if (news.live !== undefined && typeof news.live !== "boolean" && !containsUnknown(news.live)) {
       failures.push({ property: "live", reason: "live: must be a boolean" });
     }
-    return { inputs: news, failures };
+    const promotion = await checkPromotion(ctx, olds, news);
+    failures.push(...promotion.failures.map((reason) => ({ property: "promote", reason })));
+    // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).
+    const checked = promotion.proof ? { ...news, promoteProof: promotion.proof } : news;
+    return { inputs: checked, failures };
   },
 
   async diff(_id, olds, news) {
@@ -268,6 +280,8 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
   async create(props) {
     const c = await ctx.client();
     const args = inputs(props);
+    // Promotion: staging read again, and refused before anything is published or put live.
+    const proof = args.pinnedVersion === undefined ? await enforcePromotion(ctx, args) : undefined;
     // The version's detail comes with the publish (or the comparison that found it): no read again.
     const { detail: chosen, origin } =
       args.pinnedVersion !== undefined
@@ -275,7 +289,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
             detail: await c.agents.get(args.agentId, { version: args.pinnedVersion }),
             origin: "pinned" as const,
           }
-        : await publishOrReuse(c, args);
+        : await publishOrReuse(c, args, proof && promotedNotes(proof));
     let detail = await syncMetadata(c, args, chosen);
     let activation = "none";
     // A version already live (an adopted agent's, or one put back live elsewhere) is left as it is:
@@ -284,7 +298,8 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
       activation = await goLive(c, args.agentId, chosen.version);
       detail = { ...detail, is_live: true };
     }
-    return { id: `${args.agentId}/${chosen.version}`, outs: outputs(props, detail, origin, activation) };
+    const promoted = proof ? { ...props, promotion: promotionRecord(proof) } : props;
+    return { id: `${args.agentId}/${chosen.version}`, outs: outputs(promoted, detail, origin, activation) };
   },
 
   async read(id, props) {
@@ -328,7 +343,9 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
       activation = await goLive(c, args.agentId, before.version);
       detail = { ...detail, is_live: true };
     }
-    return { outs: outputs(news, detail, before.origin, activation) };
+    // What was promoted stays on record: a label, notes or live change publishes nothing.
+    const kept = olds.promotion !== undefined ? { ...news, promotion: olds.promotion } : news;
+    return { outs: outputs(kept, detail, before.origin, activation) };
   },
 
   async delete() {

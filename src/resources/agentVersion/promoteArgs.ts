@@ -1,0 +1,59 @@
+/**
+ * The `promote` input of an AgentVersion and its `promotion` output (program side: types only).
+ * The provider side is `promote.ts`.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+
+type In<T> = pulumi.Input<T>;
+
+/** A bound on the share of staging's counted calls whose analysis holds a value. */
+export interface PromoteRateArgs {
+  /** `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`. */
+  analysis: In<string>;
+  /** The value counted, e.g. `negative`. */
+  value: In<string | number | boolean>;
+  /** The largest share of counted calls allowed to hold it, 0 to 1 (`0.1` is 10%). */
+  atMost: In<number>;
+}
+
+/** Where a version is promoted from, and the proof it needs there. */
+export interface PromoteArgs {
+  /** The staging agent's id, typically a `StackReference` output of the staging stack. */
+  from: In<string>;
+  /** Staging's live version has been live at least this long (deploy history). Fractions allowed. Default 0. */
+  soakMinutes?: In<number>;
+  /** At least this many finished calls answered by staging's live version since it went live. Default 0. */
+  minCalls?: In<number>;
+  /** Bounds on analysis shares over those calls. Default: none. */
+  rates?: In<In<PromoteRateArgs>[]>;
+  /**
+   * The call origins that count (`widget`, `dashboard`, `batch`, `inbound`, `demo`, `api`). Default:
+   * every origin but `api`, so test calls placed through the API (verification) do not count as callers.
+   */
+  origins?: In<In<string>[]>;
+  /**
+   * Paths of the configuration, in the program's spelling, that may differ between environments
+   * (`name`, `numbers`, `variables[callee_region].defaultValue`: list elements by their key). Default: none.
+   */
+  ignore?: In<In<string>[]>;
+  /** Staging workspace's API key when it is not this stack's (kept a secret). Default: this stack's provider settings. */
+  apiKey?: In<string>;
+  /** Staging's service URL, with `apiKey`. Default: this stack's. */
+  baseUrl?: In<string>;
+}
+
+/** What an AgentVersion promoted. */
+export interface Promotion {
+  /** Staging's agent. */
+  fromAgentId: string;
+  /** Staging's live version when it was promoted. */
+  fromVersion: number;
+  /** When that version went live in staging (the deploy history's `at`). */
+  liveSince: string | null;
+  /** Finished calls of the counted origins it answered since. */
+  calls: number;
+  /** Each rate's share over those calls (`null` with no calls) and its bound. */
+  rates: { analysis: string; value: string | number | boolean; share: number | null; atMost: number }[];
+  /** Digest of the compared configuration (fields in `ignore` left out): the same on both sides. */
+  configDigest: string;
+}

@@ -1,0 +1,200 @@
+/**
+ * Promotion at the provider level, against the emulator: the AgentVersion's check (preview) and
+ * create (`up`) with `promote`, a staging and a production agent in one workspace, and a staging
+ * agent in another workspace reached with `promote.apiKey`.
+ */
+import { beforeAll, describe, expect, test } from "vitest";
+import { VoiceAgentClient } from "../../src/client";
+import type { RunningEmulator } from "../../src/emulator";
+import { contextFor } from "../../src/provider/context";
+import { UNKNOWN } from "../../src/provider/normalize";
+import { agentProvider } from "../../src/resources/agent/provider";
+import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
+import { clearRequestLog, requestLog } from "../support/control";
+import { checkAndCreate, emulatorForFile, testContext } from "./support";
+
+const agents = agentProvider(testContext);
+const versions = agentVersionProvider(testContext);
+
+const OTHER_KEY = "va_test_staging_other";
+let emu: RunningEmulator;
+let client: VoiceAgentClient;
+
+emulatorForFile(
+  {
+    workspaces: [
+      { name: "default", key: "va_test_local" },
+      { name: "other", key: OTHER_KEY },
+    ],
+  },
+  (e, c) => {
+    emu = e;
+    client = c;
+  },
+);
+
+const PROMPT = "## Agent Purpose\nHelp with orders.\n## Call Flow\nAsk for the order number.";
+const config = {
+  name: "support",
+  systemPrompt: PROMPT,
+  variables: [{ key: "region", defaultValue: "north" }],
+};
+
+/** The AgentVersion's inputs for an Agent's outputs, with `promote`. */
+function versionInputs(agentOuts: Record<string, any>, extra: Record<string, unknown> = {}) {
+  const promoteConfig: Record<string, unknown> = {};
+  for (const k of ["name", "systemPrompt", "variables", "knowledgeBaseIds"])
+    if (agentOuts[k] !== undefined) promoteConfig[k] = agentOuts[k];
+  return {
+    agentId: agentOuts.agentId,
+    contentHash: agentOuts.contentHash,
+    draftVersion: agentOuts.draftVersion,
+    documentRevision: agentOuts.documentRevision,
+    draftPublished: agentOuts.draftPublished,
+    draftHash: agentOuts.draftHash,
+    latestVersion: agentOuts.latestVersion,
+    knownUpTo: -1,
+    live: true,
+    promoteConfig,
+    ...extra,
+  };
+}
+
+/** An agent made and put live, as the staging stack's `up` does. */
+async function liveAgent(inputs: Record<string, unknown>) {
+  const a = await checkAndCreate(agents, inputs);
+  await checkAndCreate(versions, versionInputs(a.outs));
+  return a;
+}
+
+const reasons = (r: { failures?: { reason: string }[] }) => (r.failures ?? []).map((f) => f.reason);
+
+describe("promote", () => {
+  let staging: Awaited<ReturnType<typeof liveAgent>>;
+  beforeAll(async () => {
+    staging = await liveAgent(config);
+  });
+
+  test("a different prompt is refused at preview and at up: staging's version and both lines named", async () => {
+    const prod = await checkAndCreate(agents, {
+      ...config,
+      systemPrompt: PROMPT.replace("order number", "order id"),
+    });
+    const inputs = versionInputs(prod.outs, { promote: { from: staging.id } });
+    const [reason, ...rest] = reasons(await versions.check({}, inputs));
+    expect(rest).toEqual([]);
+    expect(reason).toContain(`staging's live version 0 of agent ${staging.id}`);
+    expect(reason).toContain(
+      `systemPrompt: staging line 4: "Ask for the order number.", production line 4: "Ask for the order id."`,
+    );
+    expect(reason).toContain("promote.ignore");
+    await expect(versions.create(inputs)).rejects.toThrow(/Nothing was published or put live/);
+    const after = await client.agents.get(prod.id);
+    expect(after.is_published).toBe(false);
+    expect(after.live_version).toBeNull();
+  });
+
+  test("a staging agent with no live version is refused", async () => {
+    const draftOnly = await checkAndCreate(agents, config);
+    const prod = await checkAndCreate(agents, config);
+    const [reason] = reasons(
+      await versions.check({}, versionInputs(prod.outs, { promote: { from: draftOnly.id } })),
+    );
+    expect(reason).toContain(`staging agent ${draftOnly.id} has no live version`);
+  });
+
+  test("too short a soak is refused with what is missing; accepted once it holds, with the promotion on record", async () => {
+    const prod = await checkAndCreate(agents, config);
+    // The prompt was published a moment ago: 0.05 minutes (3 s) of soak is not met yet.
+    const inputs = versionInputs(prod.outs, { promote: { from: staging.id, soakMinutes: 0.05 } });
+    const [reason] = reasons(await versions.check({}, inputs));
+    expect(reason).toMatch(
+      /has not proven itself yet: live 0(\.0\d)? of 0\.05 minutes\. Next: let staging take more traffic/,
+    );
+    await new Promise((r) => setTimeout(r, 3100));
+    const checked = await versions.check({}, inputs);
+    expect(reasons(checked)).toEqual([]);
+    const created = await versions.create(checked.inputs);
+    const outs = created.outs as Record<string, any>;
+    expect(outs.isLive).toBe(true);
+    expect(outs.promotion).toMatchObject({ fromAgentId: staging.id, fromVersion: 0, calls: 0 });
+    // Same configuration, same environment-independent digest: the Agents' and the promotion's.
+    expect(outs.promotion.configDigest).toBe(staging.outs.configDigest);
+    expect(prod.outs.configDigest).toBe(staging.outs.configDigest);
+    expect(outs.notes).toContain(`Promoted from agent ${staging.id} version 0`);
+    // A no-op preview of the promoted version reads nothing.
+    await clearRequestLog(emu);
+    expect(reasons(await versions.check(checked.inputs, inputs))).toEqual([]);
+    expect(await requestLog(emu)).toEqual([]);
+  }, 20_000);
+
+  test("a missing knowledge base is named by name; ignore honours a list element by its key", async () => {
+    const kb = await client.knowledgeBases.create({ name: "Returns FAQ" });
+    const withKb = await liveAgent({ ...config, knowledgeBaseIds: [kb.id] });
+    const prod = await checkAndCreate(agents, {
+      ...config,
+      variables: [{ key: "region", defaultValue: "south" }],
+    });
+    const [reason] = reasons(
+      await versions.check({}, versionInputs(prod.outs, { promote: { from: withKb.id } })),
+    );
+    expect(reason).toContain('knowledgeBaseIds (by name): staging ["Returns FAQ"], production []');
+    expect(reason).toContain('variables[region].defaultValue: staging "north", production "south"');
+    const ignored = versionInputs(prod.outs, {
+      promote: { from: withKb.id, ignore: ["knowledgeBaseIds", "variables[region].defaultValue"] },
+    });
+    expect(reasons(await versions.check({}, ignored))).toEqual([]);
+  });
+
+  test("bad input is refused by field; an unknown `from` is never reported missing and reads nothing", async () => {
+    const prod = await checkAndCreate(agents, config);
+    const bad = await versions.check(
+      {},
+      versionInputs(prod.outs, {
+        promote: {
+          from: staging.id,
+          minCals: 3,
+          soakMinutes: -1,
+          ignore: ["nmae"],
+          rates: [{ analysis: "x" }],
+        },
+      }),
+    );
+    const found = reasons(bad).join("\n");
+    expect(found).toContain("promote.minCals: not a field of promote");
+    expect(found).toContain("promote.soakMinutes: must be a number of minutes >= 0");
+    expect(found).toContain('promote.ignore[0]: "nmae" is not a path');
+    expect(found).toContain('promote.rates[0].analysis: must be "<group>/<analysis>"');
+    expect(found).toContain("promote.rates[0].atMost: required");
+    const pinned = reasons(
+      await versions.check({}, versionInputs(prod.outs, { pinnedVersion: 0, promote: { from: staging.id } })),
+    );
+    expect(pinned.join("\n")).toContain("a pinned version (`version`) publishes nothing");
+    await clearRequestLog(emu);
+    expect(
+      reasons(await versions.check({}, versionInputs(prod.outs, { promote: { from: UNKNOWN } }))),
+    ).toEqual([]);
+    expect(await requestLog(emu)).toEqual([]);
+  });
+
+  test("staging in another workspace, reached with promote.apiKey: knowledge bases compared by name", async () => {
+    const other = new VoiceAgentClient({ baseUrl: emu.url, apiKey: OTHER_KEY });
+    const kbOther = await other.knowledgeBases.create({ name: "Returns FAQ" });
+    const otherContext = contextFor(other);
+    const made = await checkAndCreate(agentProvider(otherContext), {
+      ...config,
+      knowledgeBaseIds: [kbOther.id],
+    });
+    await checkAndCreate(agentVersionProvider(otherContext), versionInputs(made.outs));
+    const kb = await client.knowledgeBases.create({ name: "Returns FAQ" });
+    const prod = await checkAndCreate(agents, { ...config, knowledgeBaseIds: [kb.id] });
+    const promote = { from: made.id, apiKey: OTHER_KEY };
+    expect(reasons(await versions.check({}, versionInputs(prod.outs, { promote })))).toEqual([]);
+    // Without the key, staging's agent is not in this workspace: said so, with what to check.
+    const [reason] = reasons(
+      await versions.check({}, versionInputs(prod.outs, { promote: { from: made.id } })),
+    );
+    expect(reason).toContain(`has no agent ${made.id}`);
+    expect(reason).not.toContain(OTHER_KEY);
+  });
+});
