@@ -26,6 +26,7 @@ import {
   typeOf,
   UNKNOWN,
 } from "./preview";
+import { promotionSection } from "./promotion";
 
 export { PreviewJson, type PreviewStep, parsePreview } from "./preview";
 
@@ -379,7 +380,7 @@ export function renderReport(
     ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` ${code(nameOf(d.urn))}` : ""}: ${d.message.trim().replace(/\n+/g, " ")}`).join("\n")}\n`
     : "";
   if (steps.length === 0)
-    return `### ${title}\n\nNo changes: the service already matches this commit.\n${notes}`;
+    return `### ${title}\n\n${promotionSection(preview)}No changes: the service already matches this commit.\n${notes}`;
 
   const counts = new Map<string, number>();
   for (const s of steps) counts.set(ACTIONS[s.op]![1], (counts.get(ACTIONS[s.op]![1]) ?? 0) + 1);
@@ -396,5 +397,5 @@ export function renderReport(
   const otherList = others.length
     ? `\nOther resources: ${others.map((s) => `${ACTIONS[s.op]![1]} ${code(nameOf(s.urn))}`).join(", ")}.\n`
     : "";
-  return `### ${title}\n\n${breaks}**${summary}**\n\n${sections.join("\n")}${otherList}${notes}`;
+  return `### ${title}\n\n${breaks}${promotionSection(preview)}**${summary}**\n\n${sections.join("\n")}${otherList}${notes}`;
 }

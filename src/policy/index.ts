@@ -5,6 +5,7 @@
 import type { Policies } from "@pulumi/policy";
 import { callDurationLimit, recordingDisclosure } from "./calls";
 import { productionFallbacks, productionGoesLiveByVersion } from "./production";
+import { productionPromoted } from "./promoted";
 import { noSecretsInAgentText } from "./secrets";
 import { widgetOrigins } from "./widgetOrigins";
 
@@ -15,4 +16,5 @@ export const policies: Policies = [
   productionFallbacks,
   recordingDisclosure,
   callDurationLimit,
+  productionPromoted,
 ];

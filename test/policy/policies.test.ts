@@ -46,7 +46,7 @@ async function run(policy: ResourceValidationPolicy, a: ResourceValidationArgs):
   return found;
 }
 
-test("the pack holds exactly the six policies, by name, at their default levels", () => {
+test("the pack holds exactly the seven policies, by name, at their default levels", () => {
   expect(policies.map((p) => [p.name, p.enforcementLevel])).toEqual([
     ["no-secrets-in-agent-text", "mandatory"],
     ["widget-origins", "mandatory"],
@@ -54,6 +54,7 @@ test("the pack holds exactly the six policies, by name, at their default levels"
     ["production-fallbacks", "advisory"],
     ["recording-disclosure", "advisory"],
     ["call-duration-limit", "advisory"],
+    ["production-promoted", "advisory"],
   ]);
 });
 

@@ -220,7 +220,9 @@ describe("production stacks", () => {
   test("a production stack done right deploys; its mistakes fail preview there and pass elsewhere", async () => {
     const base = await PulumiProject.create({ program: passingProduction, name: "policyprod", env });
     const prod = await base.withStack("prod");
-    const up = await prod.pulumi(["up", "--yes", "--policy-pack", PACK]);
+    // Promotion needs a staging stack to promote from: test/e2e/promote.e2e.test.ts covers it.
+    const unpromoted = packConfig(prod, "unpromoted.json", { "production-promoted": "disabled" });
+    const up = await prod.pulumi(["up", "--yes", "--policy-pack", PACK, "--policy-pack-config", unpromoted]);
     expect(output(up)).not.toMatch(/\[(advisory|mandatory)\]/);
     expectQuiet(up);
 

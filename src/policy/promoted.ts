@@ -1,0 +1,33 @@
+/**
+ * `production-promoted` (advisory): in a production stack (`productionStacks`), every AgentVersion
+ * that publishes the agent's configuration (no `version` pin) sets `promote`, so what goes live in
+ * production is what staging ran, with proof (docs/gitops.md, "Promoting staging to production").
+ */
+import type { ResourceValidationPolicy } from "@pulumi/policy";
+import { inProduction, parameters, productionStacksParameter, subject } from "./common";
+import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
+import { UNKNOWN, valueAt } from "./values";
+
+export const productionPromoted: ResourceValidationPolicy = {
+  name: "production-promoted",
+  description:
+    "In a production stack every AgentVersion that publishes sets `promote`: production goes live only with what staging ran, long enough, on enough calls.",
+  enforcementLevel: "advisory",
+  configSchema: { properties: { ...productionStacksParameter } },
+  validateResource: (args, reportViolation) => {
+    const version = subject(args, ["AgentVersion"]);
+    if (!version) return;
+    const { productionStacks } = parameters(args, { productionStacks: [...DEFAULT_PRODUCTION_STACKS] });
+    if (!inProduction(version.urn, productionStacks)) return;
+    // A pin publishes nothing (a rollback); an unknown pin is not counted as missing anything.
+    const pinned = valueAt(version.props, "pinnedVersion");
+    if (pinned !== undefined) return;
+    const promote = valueAt(version.props, "promote");
+    if (promote === UNKNOWN || (promote !== undefined && promote !== null)) return;
+    reportViolation(
+      `${version.label} publishes its agent's configuration in production without \`promote\`: nothing ties it ` +
+        "to what staging ran. Add `promote: { from: <the staging agent's id, e.g. a StackReference output>, " +
+        'soakMinutes, minCalls }` (docs/gitops.md, "Promoting staging to production").',
+    );
+  },
+};
