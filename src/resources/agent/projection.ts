@@ -182,6 +182,18 @@ export function overlay(base: JsonObject, declared: JsonObject): JsonObject {
   return normalize(AGENT_FIELDS, merged);
 }
 
+/**
+ * What the service documents of a new agent's configuration, in program spelling: no knowledge
+ * base, and the system variables `callee_name` and `callee_number`. The base a new agent's
+ * declaration is written over (the rest of a new agent's read-back is not documented).
+ */
+export function newAgentBase(): JsonObject {
+  return {
+    knowledgeBaseIds: [],
+    variables: SYSTEM_VARIABLE_KEYS.map((key) => ({ key, defaultValue: null })),
+  };
+}
+
 /** One segment of a path in program spelling: an object key, a list element by key, or by index. */
 type Segment = { key: string } | { item: string } | { index: number };
 

@@ -24,9 +24,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Agent } from "../agent";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
-import type { PromoteArgs, Promotion } from "./promoteArgs";
+import type { PromoteArgs, PromoteRateArgs, Promotion } from "./promoteArgs";
 
-export type { PromoteArgs, Promotion };
+export type { PromoteArgs, PromoteRateArgs, Promotion };
 
 import type { Verification } from "./verify";
 

@@ -26,6 +26,7 @@ import {
   describeValue,
   differences,
   fullConfig,
+  newAgentBase,
   overlay,
   parsePath,
   portableConfig,
@@ -283,12 +284,18 @@ export function proofLines(p: Proof): { met: string[]; missing: string[] } {
   const met: string[] = [];
   const missing: string[] = [];
   if (p.soakMinutes > 0) {
-    const line = `live ${p.minutesLive === null ? "for an unknown time" : minutes(p.minutesLive)} of ${minutes(p.soakMinutes)} minutes`;
-    (p.minutesLive !== null && p.minutesLive >= p.soakMinutes ? met : missing).push(line);
+    const live = p.minutesLive === null ? undefined : minutes(p.minutesLive);
+    if (p.minutesLive !== null && p.minutesLive >= p.soakMinutes)
+      met.push(`live ${live} minutes (at least ${minutes(p.soakMinutes)})`);
+    else
+      missing.push(
+        `live ${live ?? "for an unknown time (no deploy-history row)"} of ${minutes(p.soakMinutes)} minutes`,
+      );
   }
   if (p.minCalls > 0) {
-    const line = `${p.calls} of ${p.minCalls} calls (origins ${p.origins.join(", ")})`;
-    (p.calls >= p.minCalls ? met : missing).push(line);
+    const origins = `origins ${p.origins.join(", ")}`;
+    if (p.calls >= p.minCalls) met.push(`${p.calls} calls (at least ${p.minCalls}; ${origins})`);
+    else missing.push(`${p.calls} of ${p.minCalls} calls (${origins})`);
   }
   for (const r of p.rates) {
     const what = `${r.analysis} = ${JSON.stringify(r.value)}`;
@@ -371,7 +378,9 @@ export async function evaluate(
 /**
  * At preview: production's configuration as the draft will hold it: the Agent's declared
  * configuration written over what its working version holds now (every field), or, for an agent
- * still to be created, only what the program declares.
+ * still to be created, over what the service documents of a new agent (no knowledge base, the two
+ * system variables): then only those fields and the ones the program declares are compared at
+ * preview, and every field at `up`.
  */
 export async function previewConfig(
   ctx: ProviderContext,
@@ -379,7 +388,8 @@ export async function previewConfig(
   agentConfig: Record<string, unknown>,
 ): Promise<{ config: JsonObject; complete: boolean }> {
   const declared = declaredConfig(agentConfig);
-  if (typeof agentId !== "string" || agentId === UNKNOWN) return { config: declared, complete: false };
+  if (typeof agentId !== "string" || agentId === UNKNOWN)
+    return { config: overlay(newAgentBase(), declared), complete: false };
   const working = await workingVersion(await ctx.client(), agentId);
   return { config: overlay(fullConfig(working), declared), complete: true };
 }

@@ -1,0 +1,177 @@
+/**
+ * Promotion with proof through the real Pulumi CLI: two stacks of one project (`staging`, `prod`)
+ * against one emulator, in one workspace. Production reads staging's agent id from a
+ * StackReference and is refused, at preview and at `up`, for a different prompt, a missing
+ * knowledge base, a differing variable, too short a soak, too few calls and a rate above its bound;
+ * accepted when everything holds, with production's live configuration equal to staging's
+ * (`ignore` honoured) and the `promotion` output filled. The pull-request report's Promotion line
+ * is checked for a refusal and for an accepted promotion.
+ *
+ * Soak without waiting: `soakMinutes` takes fractions (0.05 is 3 s), so the test waits seconds.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { closeDispatchers, VoiceAgentClient } from "../../src/client";
+import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { parsePreview, renderReport } from "../../src/gitops/report";
+import { namesOf } from "../../src/resources/agent/names";
+import { configDigest, fullConfig, portableConfig, withoutPaths } from "../../src/resources/agent/projection";
+import { PulumiProject } from "../support/pulumi";
+
+/** One program for both stacks; what differs is each stack's `app:*` configuration. */
+const PROGRAM = `
+import * as pulumi from "@pulumi/pulumi";
+import * as va from "pulumi-voice-agent";
+
+const cfg = new pulumi.Config("app");
+const stack = pulumi.getStack();
+const kbName = cfg.get("kb");
+const kb = kbName
+  ? new va.KnowledgeBase("faq", { name: kbName, documents: [{ name: "hours", text: "Open 9 to 6." }] })
+  : undefined;
+const agent = new va.Agent("support", {
+  name: "Support " + stack,
+  systemPrompt: cfg.require("prompt"),
+  variables: [{ key: "region", defaultValue: cfg.get("region") ?? "north" }],
+  ...(kb ? { knowledgeBaseIds: [kb.id] } : {}),
+});
+const promote = cfg.getObject<Omit<va.PromoteArgs, "from">>("promote");
+// Staging's agent id, from the staging stack's outputs: known at preview.
+const from = promote
+  ? (new pulumi.StackReference("organization/promote/staging").requireOutput("agentId") as pulumi.Output<string>)
+  : undefined;
+const live = new va.AgentVersion("support-live", { agent, ...(promote && from ? { promote: { ...promote, from } } : {}) });
+export const agentId = agent.agentId;
+export const digest = agent.configDigest;
+export const version = live.version;
+export const promotion = live.promotion;
+export const notes = live.notes;
+`;
+
+const prompt = (ask: string) =>
+  `## Agent Purpose\nHelp customers with orders.\n\n## Call Flow\n${ask}\nThen answer.\n`;
+const PROMPT = prompt("Ask for the order number.");
+const IGNORE = ["name"];
+
+let emu: RunningEmulator;
+let client: VoiceAgentClient;
+let staging: PulumiProject;
+let prod: PulumiProject;
+
+async function setConfig(p: PulumiProject, values: Record<string, unknown>): Promise<void> {
+  const pairs = Object.entries(values).flatMap(([k, v]) => [
+    "--plaintext",
+    `app:${k}=${typeof v === "string" ? v : JSON.stringify(v)}`,
+  ]);
+  await p.pulumi(["config", "set-all", ...pairs]);
+}
+
+/** The environment-independent configuration of an agent's live version, `ignore` left out. */
+async function liveConfig(agentId: string) {
+  const live = await client.agents.get(agentId, { version: "live" });
+  const config = fullConfig(live);
+  const names = await namesOf(client, {
+    knowledgeBases: live.knowledge_base_ids,
+    analysisGroups: live.analysis_group_ids,
+  });
+  return withoutPaths(portableConfig(config, names), IGNORE);
+}
+
+/** `pulumi preview --json` of `p` and its report, as a pull request shows it. */
+async function report(p: PulumiProject): Promise<string> {
+  const out = await p.pulumi(["preview", "--json"], { allowFailure: true });
+  return renderReport(parsePreview(JSON.parse(out.stdout)));
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+  client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+  staging = await PulumiProject.create({
+    program: PROGRAM,
+    name: "promote",
+    config: { "voice-agent:baseUrl": emu.url, "app:prompt": PROMPT, "app:kb": "FAQ" },
+    secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+  });
+  // The project's first stack is `test`; staging and prod are its two environments.
+  staging = await staging.withStack("staging", {
+    "voice-agent:baseUrl": emu.url,
+    "app:prompt": PROMPT,
+    "app:kb": "FAQ",
+  });
+  await staging.pulumi(["config", "set", "--secret", "voice-agent:apiKey", DEFAULT_API_KEY]);
+  prod = await staging.withStack("prod", { "voice-agent:baseUrl": emu.url });
+  await prod.pulumi(["config", "set", "--secret", "voice-agent:apiKey", DEFAULT_API_KEY]);
+  await staging.up();
+}, 300_000);
+
+afterAll(async () => {
+  staging?.cleanup();
+  await closeDispatchers();
+  await emu?.close();
+});
+
+describe("promoting staging to production", () => {
+  test("refused at preview and at up, naming staging's version and each field with both values", async () => {
+    await setConfig(prod, {
+      prompt: prompt("Ask for the order id."),
+      region: "south",
+      promote: { ignore: IGNORE },
+    });
+    const preview = await prod.preview({ allowFailure: true });
+    expect(preview.code).not.toBe(0);
+    const said = `${preview.stdout}\n${preview.stderr}`;
+    expect(said).toMatch(
+      /differs from staging's live version 0 of agent [0-9a-f-]+, live since .*, in 3 fields/,
+    );
+    expect(said).toContain(
+      'systemPrompt: staging line 5: "Ask for the order number.", production line 5: "Ask for the order id."',
+    );
+    expect(said).toContain('knowledgeBaseIds (by name): staging ["FAQ"], production []');
+    expect(said).toContain('variables[region].defaultValue: staging "north", production "south"');
+    expect(await report(prod)).toMatch(
+      /#### Promotion\n[\s\S]*`support-live`: \*\*refused\*\*: promote: production's configuration differs/,
+    );
+
+    // `up` checks again before anything else of the version happens.
+    const up = await prod.up({ allowFailure: true });
+    expect(up.code).not.toBe(0);
+    expect(`${up.stdout}\n${up.stderr}`).toContain("systemPrompt: staging line 5");
+    // Nothing of production went live.
+    const id = (await prod.outputs()).agentId as string | undefined;
+    if (id) expect((await client.agents.get(id)).live_version).toBeNull();
+  }, 300_000);
+
+  test("too short a soak, then accepted: production's live configuration equals staging's", async () => {
+    await setConfig(prod, {
+      prompt: PROMPT,
+      region: "south",
+      kb: "FAQ",
+      promote: { ignore: [...IGNORE, "variables[region].defaultValue"], soakMinutes: 60 },
+    });
+    const soak = await prod.preview({ allowFailure: true });
+    expect(`${soak.stdout}\n${soak.stderr}`).toMatch(
+      /staging's live version 0 of agent [0-9a-f-]+ has not proven itself yet: live [\d.]+ of 60 minutes/,
+    );
+    const refused = await prod.up({ allowFailure: true });
+    expect(`${refused.stdout}\n${refused.stderr}`).toMatch(/live [\d.]+ of 60 minutes/);
+
+    await setConfig(prod, {
+      promote: { ignore: [...IGNORE, "variables[region].defaultValue"], soakMinutes: 0.01 },
+    });
+    expect(await report(prod)).toMatch(
+      /#### Promotion\n[\s\S]*`support-live`: staging agent `[0-9a-f-]+` version \*\*0\*\*, live for \d+ (s|min) .*live [\d.]+ minutes \(at least 0\.01\): met/,
+    );
+    await prod.upAndSettle();
+    const out = await prod.outputs();
+    const stagingId = (await staging.outputs()).agentId as string;
+    expect(out.promotion).toMatchObject({ fromAgentId: stagingId, fromVersion: 0, calls: 0 });
+    expect(out.notes).toContain(`Promoted from agent ${stagingId} version 0`);
+    const [s, p] = [await liveConfig(stagingId), await liveConfig(out.agentId)];
+    // Equal but for the variable's default, which `ignore` lets differ.
+    expect(withoutPaths(p, ["variables[region].defaultValue"])).toEqual(
+      withoutPaths(s, ["variables[region].defaultValue"]),
+    );
+    expect(out.promotion.configDigest).toBe(
+      configDigest(withoutPaths(s, ["variables[region].defaultValue"])),
+    );
+  }, 300_000);
+});
