@@ -115,33 +115,27 @@ describe("verify: check", () => {
 
 describe("verify: Idempotency-Key of a test call", () => {
   const call: VerifyCall = { toNumber: "+14155550100", variables: { a: "1" } };
-  const key = (
-    over: Partial<{ agent: string; version: string; index: number; call: VerifyCall; attempt: number }>,
-  ) =>
-    testCallKey(
-      over.agent ?? "ag",
-      over.version ?? "v1",
-      over.index ?? 0,
-      over.call ?? call,
-      over.attempt ?? 0,
-    );
+  const base = { agentId: "ag", versionId: "v1", occasion: "act1", attempt: 0 };
+  const key = (over: Partial<typeof base> & { index?: number; call?: VerifyCall } = {}) =>
+    testCallKey({ ...base, ...over }, over.index ?? 0, over.call ?? call);
 
   it("is a UUID that is the same for the same check of the same version", () => {
-    expect(key({})).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(key({})).toBe(key({}));
+    expect(key()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(key()).toBe(key());
     // The expectation judges the call: changing it does not place another.
-    expect(key({ call: { ...call, expect: { status: "voicemail" } } })).toBe(key({}));
+    expect(key({ call: { ...call, expect: { status: "voicemail" } } })).toBe(key());
     // Key order of variables means nothing.
     expect(key({ call: { toNumber: "+14155550100", variables: { b: "1", a: "1" } } })).toBe(
       key({ call: { toNumber: "+14155550100", variables: { a: "1", b: "1" } } }),
     );
   });
 
-  it("changes with the agent, the version, the index, what is placed and the attempt", () => {
+  it("changes with the agent, the version, the occasion, the index, what is placed and the attempt", () => {
     const all = [
-      key({}),
-      key({ agent: "other" }),
-      key({ version: "v2" }),
+      key(),
+      key({ agentId: "other" }),
+      key({ versionId: "v2" }),
+      key({ occasion: "act2" }),
       key({ index: 1 }),
       key({ call: { ...call, toNumber: "+14155550101" } }),
       key({ call: { ...call, variables: { a: "2" } } }),
