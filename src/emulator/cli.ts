@@ -6,7 +6,14 @@
  */
 import { BlockList, isIP } from "node:net";
 import { parseArgs as parseArgv } from "node:util";
-import { DEFAULT_RATE_LIMIT, DEFAULT_RATE_WINDOW_MS, startEmulator, type WorkspaceConfig } from "./index";
+import {
+  DEFAULT_CALL_SECONDS,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_RATE_WINDOW_MS,
+  MAX_CALL_SECONDS,
+  startEmulator,
+  type WorkspaceConfig,
+} from "./index";
 
 /** The text of `--help`. */
 export const USAGE = `usage: voice-agent-emulator [options]
@@ -26,6 +33,8 @@ options:
   --rate-limit N               requests per key in the rate-limit window (default ${DEFAULT_RATE_LIMIT}; 0 disables)
   --rate-window-seconds S      length of the moving rate-limit window in seconds (default ${DEFAULT_RATE_WINDOW_MS / 1000},
                                the service's); shorter windows let tests see the limit lift quickly
+  --call-seconds S             how long a placed call's whole life takes, from ringing to
+                               call.processing.completed (default ${DEFAULT_CALL_SECONDS}; more than 0, at most ${MAX_CALL_SECONDS})
   -h, --help                   print this help and exit
 
 The first line printed is 'voice-agent emulator listening on http://HOST:PORT' (the real port
@@ -47,6 +56,8 @@ export interface CliOptions {
   rateLimitPerMinute: number;
   /** Length of the rate-limit window in ms. */
   rateWindowMs: number;
+  /** How long a placed call's whole life takes, in seconds. */
+  callSeconds: number;
 }
 
 const LOOPBACK = new BlockList();
@@ -74,6 +85,7 @@ export function parseArgs(argv: string[]): CliOptions | "help" {
     workspaces: [],
     rateLimitPerMinute: DEFAULT_RATE_LIMIT,
     rateWindowMs: DEFAULT_RATE_WINDOW_MS,
+    callSeconds: DEFAULT_CALL_SECONDS,
   };
   if (!values["allow-remote"] && !isLoopback(out.host))
     throw new Error(
@@ -105,6 +117,15 @@ export function parseArgs(argv: string[]): CliOptions | "help" {
       );
     out.rateWindowMs = ms;
   }
+  if (values["call-seconds"] !== undefined) {
+    const v = values["call-seconds"];
+    const n = Number(v);
+    if (!/^\d+(\.\d+)?$/.test(v) || n <= 0 || n > MAX_CALL_SECONDS)
+      throw new Error(
+        `--call-seconds must be a number of seconds above 0 and at most ${MAX_CALL_SECONDS}, got '${v}'`,
+      );
+    out.callSeconds = n;
+  }
   return out;
 }
 
@@ -121,6 +142,7 @@ function parse(argv: string[]) {
       workspace: { type: "string", multiple: true },
       "rate-limit": { type: "string" },
       "rate-window-seconds": { type: "string" },
+      "call-seconds": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -145,6 +167,7 @@ async function main(): Promise<void> {
     workspaces: opts.workspaces,
     rateLimitPerMinute: opts.rateLimitPerMinute,
     rateWindowMs: opts.rateWindowMs,
+    callSeconds: opts.callSeconds,
   });
   process.stdout.write(`voice-agent emulator listening on ${emu.url}\n`);
   for (const w of emu.workspaces) process.stdout.write(`workspace ${w.name}: key ${w.key}\n`);

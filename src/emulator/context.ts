@@ -1,6 +1,7 @@
 /** What a route handler sees, and what it answers. */
 import type { IncomingMessage } from "node:http";
 import { type Holdings, type Issue, isValidationType } from "../spec";
+import type { CallRuntime } from "./calls";
 import { type Query, ruleError } from "./http";
 import type { State, WorkspaceState } from "./state";
 
@@ -12,6 +13,8 @@ export interface EmulatorSettings {
   rateLimitPerMinute: number;
   /** Base URL the server listens on (for links). */
   baseUrl: string;
+  /** How long a placed call's whole life takes (ringing to processing completed), in ms. */
+  callMs: number;
 }
 
 /** A handler's answer. */
@@ -19,12 +22,16 @@ export interface Result {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** A body sent as it is instead of `body` as JSON (a replayed answer, audio). */
+  raw?: { contentType: string; data: string | Buffer };
 }
 
 /** The request as a handler sees it: authenticated workspace, validated path parameters, query. */
 export interface RouteContext {
   state: State;
   settings: EmulatorSettings;
+  /** Call-outcome rules and webhook delivery. */
+  calls: CallRuntime;
   ws: WorkspaceState;
   params: Record<string, string>;
   query: Query;

@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { normalizeE164, parseWith } from "../spec";
-import type { Result } from "./context";
+import { CallOutcomesBody, type CallRuntime, ControlCallBody, WebhookBody } from "./calls";
+import type { EmulatorSettings, Result } from "./context";
 import type { Faults } from "./faults";
 import { FaultConfig } from "./faults";
 import { apiError, validationError } from "./http";
@@ -12,6 +13,7 @@ import type { RateLimiter } from "./rateLimit";
 import type { RequestLog } from "./requestLog";
 import { Router } from "./router";
 import { agentDetail, newVersion, representativeVersion } from "./routes/agents";
+import { placeCall, placedAnswer } from "./routes/calls";
 import { newId, type State, type WorkspaceState } from "./state";
 
 /** What the control API acts on. */
@@ -20,6 +22,8 @@ export interface ControlDeps {
   faults: Faults;
   log: RequestLog;
   limiter: RateLimiter;
+  settings: EmulatorSettings;
+  calls: CallRuntime;
 }
 
 type ControlHandler = (deps: ControlDeps, params: Record<string, string>, body: unknown) => Result;
@@ -45,6 +49,7 @@ function workspace(deps: ControlDeps, name: string): WorkspaceState {
 const router = new Router<ControlHandler>();
 
 router.add("POST", "/_emulator/reset", (d) => {
+  d.calls.reset();
   d.state.reset();
   d.faults.clear();
   d.limiter.clear();
@@ -126,6 +131,53 @@ router.add("POST", "/_emulator/agents/:agent_id/drafts", (d, p) => {
     return { status: 201, body: agentDetail(d.state, ws, agent, draft) };
   }
   throw apiError(404, "agent_not_found", `agent_id: no agent '${p.agent_id}'`, { param: "agent_id" });
+});
+
+function agentAnywhere(d: ControlDeps, id: string) {
+  const found = d.state.findAgentAnywhere(id);
+  if (!found) throw apiError(404, "agent_not_found", `agent_id: no agent '${id}'`, { param: "agent_id" });
+  return found;
+}
+
+router.add("PUT", "/_emulator/call-outcomes", (d, _p, body) => {
+  d.calls.rules = parse(CallOutcomesBody, body).rules;
+  return { status: 200, body: { rules: d.calls.rules } };
+});
+router.add("GET", "/_emulator/call-outcomes", (d) => ({ status: 200, body: { rules: d.calls.rules } }));
+
+router.add("PUT", "/_emulator/agents/:agent_id/webhook", (d, p, body) => {
+  const { ws, agent } = agentAnywhere(d, p.agent_id as string);
+  const { url } = parse(WebhookBody, body);
+  agent.webhook_url = url;
+  d.state.saveAgent(ws, agent);
+  return { status: 200, body: { agent_id: agent.id, url } };
+});
+
+router.add("POST", "/_emulator/calls", (d, _p, body) => {
+  const b = parse(ControlCallBody, body);
+  if (b.version !== undefined && b.agent_version_id !== undefined)
+    throw apiError(
+      400,
+      "invalid_request",
+      "agent_version_id: send either version or agent_version_id, not both",
+      {
+        param: "agent_version_id",
+      },
+    );
+  if (b.direction === "web" && (b.from_number !== undefined || b.to_number !== undefined))
+    throw apiError(400, "invalid_request", "from_number: a web call (in a browser) has no phone numbers", {
+      param: b.from_number !== undefined ? "from_number" : "to_number",
+    });
+  const { ws } = agentAnywhere(d, b.agent_id);
+  const call = placeCall(d.state, d.settings, d.calls, ws, {
+    ...b,
+    origin: b.origin ?? (b.direction === "inbound" ? "inbound" : "widget"),
+  });
+  return {
+    status: 202,
+    raw: { contentType: "application/json", data: placedAnswer(call.id) },
+    headers: { "X-Workspace": ws.name },
+  };
 });
 
 router.add("POST", "/_emulator/keys/:key/revoke", (d, p) => {

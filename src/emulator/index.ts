@@ -9,6 +9,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { CallRuntime, DEFAULT_CALL_SECONDS } from "./calls";
 import type { EmulatorSettings } from "./context";
 import { Faults } from "./faults";
 import { DEFAULT_RATE_WINDOW_MS, RateLimiter } from "./rateLimit";
@@ -21,6 +22,9 @@ export const DEFAULT_API_KEY = "va_test_local";
 
 /** Name of the workspace when none is configured. */
 export const DEFAULT_WORKSPACE = "default";
+
+/** Longest accepted `callSeconds` (one hour). */
+export const MAX_CALL_SECONDS = 3600;
 
 /** Default requests per minute per key. */
 export const DEFAULT_RATE_LIMIT = 300;
@@ -47,6 +51,11 @@ export interface EmulatorOptions {
   rateWindowMs?: number;
   /** How long knowledge-base documents stay `processing` (default 100 ms). */
   kbProcessingMs?: number;
+  /**
+   * How long a placed call's whole life takes, from ringing to `call.processing.completed`, in
+   * seconds (default 1; tests use 0.1 to 0.3). See docs/emulator.md, "Calls".
+   */
+  callSeconds?: number;
 }
 
 /** A running emulator. */
@@ -85,6 +94,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     ? options.workspaces
     : [{ name: DEFAULT_WORKSPACE, key: DEFAULT_API_KEY }];
   checkWorkspaces(workspaces);
+  const callSeconds = options.callSeconds ?? DEFAULT_CALL_SECONDS;
+  if (!Number.isFinite(callSeconds) || callSeconds <= 0 || callSeconds > MAX_CALL_SECONDS)
+    throw new Error(`callSeconds must be more than 0 and at most ${MAX_CALL_SECONDS}, got ${callSeconds}`);
   const limiter = new RateLimiter(
     options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT,
     options.rateWindowMs ?? DEFAULT_RATE_WINDOW_MS,
@@ -94,12 +106,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     kbProcessingMs: options.kbProcessingMs ?? 100,
     rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT,
     baseUrl: "",
+    callMs: Math.max(1, Math.round(callSeconds * 1000)),
   };
+  const calls = new CallRuntime(() => settings.baseUrl);
   const faults = new Faults();
   const log = new RequestLog();
   const server: Server = createServer(
     { keepAliveTimeout: 30_000 },
-    createListener({ state, settings, faults, log, limiter }),
+    createListener({ state, settings, faults, log, limiter, calls }),
   );
   try {
     await new Promise<void>((resolve, reject) => {
@@ -110,6 +124,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       });
     });
   } catch (err) {
+    await calls.close();
     state.close();
     throw err;
   }
@@ -123,6 +138,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     port,
     workspaces,
     reset: () => {
+      calls.reset();
       state.reset();
       faults.clear();
       limiter.clear();
@@ -131,8 +147,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         server.close(() => {
-          state.close();
-          resolve();
+          void calls.close().then(() => {
+            state.close();
+            resolve();
+          });
         });
         server.closeAllConnections();
       });
@@ -141,6 +159,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
 }
 
+export { DEFAULT_CALL_SECONDS } from "./calls";
 export type { FaultConfig } from "./faults";
 export { DEFAULT_RATE_WINDOW_MS } from "./rateLimit";
 export type { LogEntry } from "./requestLog";

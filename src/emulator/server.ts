@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CallRuntime } from "./calls";
 import type { EmulatorSettings, Result, RouteContext } from "./context";
 import { handleControl } from "./control";
 import type { Faults } from "./faults";
@@ -21,6 +22,7 @@ import type { RateLimiter } from "./rateLimit";
 import type { RequestLog } from "./requestLog";
 import { pathParamIssues, Router } from "./router";
 import { ROUTES, type RouteDef } from "./routes";
+import { presignedRecording } from "./routes/calls";
 import { ORG, type State, type WorkspaceState } from "./state";
 
 /** Everything the pipeline uses. */
@@ -30,9 +32,10 @@ export interface ServerDeps {
   faults: Faults;
   log: RequestLog;
   limiter: RateLimiter;
+  calls: CallRuntime;
 }
 
-/** Pool size announced in `X-Voice-Concurrency-Limit` (the emulator places no calls: in use is 0). */
+/** Pool size announced in `X-Voice-Concurrency-Limit` (in use: calls of the organisation still on the line). */
 export const VOICE_CONCURRENCY_LIMIT = 10;
 
 const BOOT = randomBytes(4).toString("hex");
@@ -48,6 +51,13 @@ for (const r of ROUTES) v1.add(r.method, r.path, r);
 function send(res: ServerResponse, r: Result): void {
   if (res.headersSent || res.destroyed) return;
   const headers: Record<string, string> = { ...r.headers };
+  if (r.raw) {
+    headers["Content-Type"] = r.raw.contentType;
+    headers["Content-Length"] = String(Buffer.byteLength(r.raw.data));
+    res.writeHead(r.status, headers);
+    res.end(r.raw.data);
+    return;
+  }
   if (r.status === 204 || r.body === undefined) {
     res.writeHead(r.status, headers);
     res.end();
@@ -112,12 +122,17 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   const requestId = nextRequestId();
   res.setHeader("X-Request-ID", requestId);
   res.setHeader("X-Voice-Concurrency-Limit", String(VOICE_CONCURRENCY_LIMIT));
-  res.setHeader("X-Voice-Concurrency-In-Use", "0");
+  res.setHeader("X-Voice-Concurrency-In-Use", String(deps.calls.activeCalls(deps.state.workspaces.values())));
   const method = req.method ?? "GET";
   const rawUrl = req.url ?? "/";
   const q = rawUrl.indexOf("?");
   const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
   const search = q < 0 ? "" : rawUrl.slice(q + 1);
+
+  if (path.startsWith("/recordings/") && (method === "GET" || method === "HEAD")) {
+    send(res, presignedRecording(deps, path, search));
+    return;
+  }
 
   if (path === "/_emulator" || path.startsWith("/_emulator/")) {
     try {
@@ -188,6 +203,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
     const ctx: RouteContext = {
       state: deps.state,
       settings: deps.settings,
+      calls: deps.calls,
       ws,
       params: match.params,
       query,

@@ -10,8 +10,10 @@ import {
   type ActivationRow,
   type AgentConfig,
   type Catalogue,
+  type CustomAnalysis,
   DEFAULT_ANALYSIS_GROUP,
   DEFAULT_ANALYSIS_GROUP_NAME,
+  type TranscriptTurn,
   type WhatsAppTemplateRow,
   type Widget,
 } from "../spec";
@@ -44,6 +46,50 @@ export interface AgentRecord {
   live_version: number | null;
   activations: ActivationRow[];
   widget: WidgetRecord | null;
+  /** The dashboard's webhook setting (`PUT /_emulator/agents/{id}/webhook`); absent means none. */
+  webhook_url?: string | null;
+}
+
+/** What a call's answer decides (from the call-outcome rules and the version that answered). */
+export interface CallOutcome {
+  /** Terminal status. */
+  status: string;
+  /** Whether the line connected (a person or a voicemail answered). */
+  connected: boolean;
+  /** Connected duration in seconds, or null: the call's clock decides it. */
+  duration_seconds: number | null;
+  transcript: TranscriptTurn[];
+  custom_analysis: CustomAnalysis;
+  /** A transfer to a human: its target and how it ends; null when there is none. */
+  transfer: { target: string | null; outcome: "completed" | "failed" } | null;
+}
+
+/**
+ * A placed call. Its visible state is derived from the clock (`created_ms` and `call_ms`, see
+ * src/emulator/calls.ts), so a call moves on by itself and a restart finds it where it should be.
+ */
+export interface CallRecord {
+  id: string;
+  seq: number;
+  agent_id: string;
+  agent_version: number;
+  direction: string;
+  origin: string | null;
+  from_number: string | null;
+  to_number: string | null;
+  metadata: Record<string, unknown> | null;
+  variables: Record<string, string> | null;
+  /** When it was placed (epoch ms) and how long its whole life takes on the clock. */
+  created_ms: number;
+  call_ms: number;
+  outcome: CallOutcome;
+  recording_enabled: boolean;
+  custom_analysis_enabled: boolean;
+  rate_per_min: number;
+  /** The agent's webhook when the call was placed (events go there). */
+  webhook_url: string | null;
+  /** The key it was placed with, the request it answered (canonical JSON) and the exact answer. */
+  idempotency: { key: string; fingerprint: string; response: string } | null;
 }
 
 /** A knowledge-base document; its status is computed from `ready_at` (see `docStatus`). */
@@ -122,6 +168,10 @@ export interface WorkspaceState extends WorkspaceMeta {
   agents: Map<string, AgentRecord>;
   kbs: Map<string, KbRecord>;
   groups: Map<string, GroupRecord>;
+  /** Calls in placing order. */
+  calls: Map<string, CallRecord>;
+  /** Idempotency-Key of a placed call to its id. */
+  callKeys: Map<string, string>;
 }
 
 interface GlobalDoc {
@@ -129,7 +179,7 @@ interface GlobalDoc {
   revoked_keys: string[];
 }
 
-/** Documents in SQLite: one row per agent, knowledge base, group, workspace, plus the global row. */
+/** Documents in SQLite: one row per agent, knowledge base, group, call, workspace, plus the global row. */
 class Store {
   private readonly db: DatabaseSync;
   private readonly putStmt: StatementSync;
@@ -253,6 +303,22 @@ export class State {
     this.store?.delete(`group/${ws.name}/${id}`);
   }
 
+  /** Adds a placed call (and its Idempotency-Key) to the workspace and stores it. */
+  addCall(ws: WorkspaceState, call: CallRecord): void {
+    ws.calls.set(call.id, call);
+    if (call.idempotency) ws.callKeys.set(call.idempotency.key, call.id);
+    this.store?.put(`call/${ws.name}/${call.id}`, call);
+  }
+
+  /** The agent with this id in any workspace, with its workspace. */
+  findAgentAnywhere(id: string): { ws: WorkspaceState; agent: AgentRecord } | undefined {
+    for (const ws of this.workspaces.values()) {
+      const agent = ws.agents.get(id);
+      if (agent) return { ws, agent };
+    }
+    return undefined;
+  }
+
   close(): void {
     this.store?.close();
   }
@@ -267,7 +333,15 @@ export class State {
     this.configs.forEach((cfg, index) => {
       const meta = docs.get(`ws/${cfg.name}`) as WorkspaceMeta | undefined;
       const ws: WorkspaceState = meta
-        ? { ...meta, key: cfg.key, agents: new Map(), kbs: new Map(), groups: new Map() }
+        ? {
+            ...meta,
+            key: cfg.key,
+            agents: new Map(),
+            kbs: new Map(),
+            groups: new Map(),
+            calls: new Map(),
+            callKeys: new Map(),
+          }
         : this.seedWorkspace(cfg, index);
       if (meta) {
         for (const [key, value] of docs) {
@@ -276,9 +350,18 @@ export class State {
           if (kind === "agent") ws.agents.set(id, value as AgentRecord);
           else if (kind === "kb") ws.kbs.set(id, value as KbRecord);
           else if (kind === "group") ws.groups.set(id, value as GroupRecord);
+          else if (kind === "call") ws.calls.set(id, value as CallRecord);
         }
+        // Placing order (the documents come back in key order).
+        ws.calls = new Map([...ws.calls].sort((a, b) => a[1].seq - b[1].seq));
+        for (const c of ws.calls.values()) if (c.idempotency) ws.callKeys.set(c.idempotency.key, c.id);
       }
-      for (const r of [...ws.agents.values(), ...ws.kbs.values(), ...ws.groups.values()])
+      for (const r of [
+        ...ws.agents.values(),
+        ...ws.kbs.values(),
+        ...ws.groups.values(),
+        ...ws.calls.values(),
+      ])
         maxSeq = Math.max(maxSeq, r.seq);
       for (const g of ws.groups.values()) for (const it of g.items) maxSeq = Math.max(maxSeq, it.seq);
       this.workspaces.set(ws.name, ws);
@@ -306,6 +389,8 @@ export class State {
       agents: new Map(),
       kbs: new Map(),
       groups: new Map(),
+      calls: new Map(),
+      callKeys: new Map(),
     };
     const group: GroupRecord = {
       id: groupId,

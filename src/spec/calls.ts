@@ -62,7 +62,8 @@ export type CallVariables = z.infer<typeof CallVariables>;
 export const CallMetadata = z.record(z.string(), z.unknown());
 export type CallMetadata = z.infer<typeof CallMetadata>;
 
-const e164 = z.string().superRefine((value, ctx) => {
+/** A phone number in E.164 (the message suggests the E.164 form of a number written otherwise). */
+export const E164Number = z.string().superRefine((value, ctx) => {
   if (isE164(value)) return;
   const fixed = normalizeE164(value);
   ctx.addIssue({
@@ -82,7 +83,7 @@ export const PlaceCallBody = z.strictObject({
   /** The agent to run. */
   agent_id: z.guid(),
   /** Destination number, E.164. */
-  to_number: e164,
+  to_number: E164Number,
   /** Version number of the agent that answers (pins the call). */
   version: z.int().min(0).optional(),
   /** Uuid of the version that answers (the agent detail's `version_id`); alternative to `version`. */
@@ -201,9 +202,13 @@ export const CALL_EVENT_TYPES = [
 ] as const;
 export type CallEventType = (typeof CALL_EVENT_TYPES)[number];
 
-/** Values of the explicit status fields on `call.processing.completed`. */
-export const RECORDING_STATUSES = ["available", "disabled", "failed"] as const;
-export const ANALYSIS_STATUSES = ["completed", "disabled", "failed"] as const;
+/**
+ * `recording_status` on `call.processing.completed`: `available`, `disabled` (recording is off on
+ * the version that answered), `none` (the call never connected: nothing to record) or `failed`.
+ */
+export const RECORDING_STATUSES = ["available", "disabled", "none", "failed"] as const;
+/** `analysis_status` on `call.processing.completed`. */
+export const ANALYSIS_STATUSES = ["completed", "failed"] as const;
 
 /**
  * The call as an event carries it: the call object, plus on `call.recording.ready` and
@@ -214,9 +219,9 @@ export const ANALYSIS_STATUSES = ["completed", "disabled", "failed"] as const;
 export const EventCall = CallObject.extend({
   recording_presigned_url: z.string().nullable().optional(),
   recording_url_expires_at: Timestamp.nullable().optional(),
-  /** `call.processing.completed` only: `available`, `disabled` (recording off) or `failed`. Open set. */
+  /** `call.processing.completed` only: see `RECORDING_STATUSES`. Open set. */
   recording_status: z.string().optional(),
-  /** `call.processing.completed` only: `completed`, `disabled` or `failed`. Open set. */
+  /** `call.processing.completed` only: see `ANALYSIS_STATUSES`. Open set. */
   analysis_status: z.string().optional(),
 });
 export type EventCall = z.infer<typeof EventCall>;

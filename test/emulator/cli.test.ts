@@ -80,6 +80,8 @@ describe("parsing", () => {
         "10",
         "--rate-window-seconds",
         "2.5",
+        "--call-seconds",
+        "0.25",
       ]),
     ).toEqual({
       host: "::1",
@@ -91,6 +93,7 @@ describe("parsing", () => {
       ],
       rateLimitPerMinute: 10,
       rateWindowMs: 2_500,
+      callSeconds: 0.25,
     });
     expect(parseArgs([])).toEqual({
       host: "127.0.0.1",
@@ -98,8 +101,13 @@ describe("parsing", () => {
       workspaces: [],
       rateLimitPerMinute: 300,
       rateWindowMs: 60_000,
+      callSeconds: 1,
     });
     expect(parseArgs(["-h"])).toBe("help");
+    for (const bad of ["0", "abc", "3601", "", "1e3"])
+      expect(() => parseArgs([`--call-seconds=${bad}`]), bad).toThrow(
+        /--call-seconds must be a number of seconds/,
+      );
   });
 
   it("binds only loopback addresses unless --allow-remote", () => {
@@ -130,6 +138,7 @@ describe("the command", () => {
       "--workspace",
       "--rate-limit",
       "--rate-window-seconds",
+      "--call-seconds",
       "--help",
     ])
       expect(out).toContain(option);
@@ -178,6 +187,39 @@ describe("the command", () => {
     // Retry-After counts from the refusal to when the oldest counted request leaves the window.
     await sleep(Number(refused.headers.get("retry-after")) * 1_000);
     expect((await get()).status).toBe(200);
+    child.kill("SIGTERM");
+  });
+
+  it("--call-seconds sets how long a placed call takes", async () => {
+    const { child } = run(["--port", "0", "--rate-limit", "0", "--call-seconds", "0.3"]);
+    const url = await listening(child);
+    const auth = { Authorization: "Bearer va_test_local" };
+    const agent = await request(`${url}/v1/agents`, "POST", { name: "Clocked" }, auth);
+    expect(agent.status).toBe(201);
+    const id = agent.body.id as string;
+    expect((await request(`${url}/v1/agents/${id}/versions/0/publish`, "POST", undefined, auth)).status).toBe(
+      200,
+    );
+    const placedAt = Date.now();
+    const placed = await request(
+      `${url}/v1/calls`,
+      "POST",
+      { agent_id: id, to_number: "+918065550199", version: 0 },
+      { ...auth, "Idempotency-Key": "cli-clock-1" },
+    );
+    expect(placed.status).toBe(202);
+    const read = () => request(`${url}/v1/calls/${placed.body.id}`, "GET", undefined, auth);
+    // Mid-call at a third of its life; finished and analysed soon after 0.3 s (not the default 1 s).
+    await sleep(100);
+    expect((await read()).body.status).toMatch(/^(started|in_progress)$/);
+    let done: any;
+    while (Date.now() - placedAt < 2_000) {
+      done = (await read()).body;
+      if (done.custom_analysis !== null) break;
+      await sleep(20);
+    }
+    expect(done.status).toBe("completed");
+    expect(Date.now() - placedAt).toBeLessThan(900);
     child.kill("SIGTERM");
   });
 });

@@ -74,8 +74,17 @@ export function listMemorySubjects(ctx: RouteContext): Result {
   };
 }
 
-/** `GET /v1/agents/{id}/memory/calls/{call_id}`: calls are out of the emulator's scope, so every call is unknown. */
+/**
+ * `GET /v1/agents/{id}/memory/calls/{call_id}`: memory changes of one call of that agent. The
+ * emulator records no memory, so a call of the agent answers an empty list; any other call id is
+ * 404 `call_not_found`.
+ */
 export function memoryOfCall(ctx: RouteContext): Result {
-  findAgent(ctx);
-  throw apiError(404, "call_not_found", `call_id: no call '${ctx.params.call_id}'`, { param: "call_id" });
+  const agent = findAgent(ctx);
+  const call = ctx.ws.calls.get(ctx.params.call_id as string);
+  if (!call || call.agent_id !== agent.id)
+    throw apiError(404, "call_not_found", `call_id: no call '${ctx.params.call_id}' of agent ${agent.id}`, {
+      param: "call_id",
+    });
+  return { status: 200, body: [] };
 }

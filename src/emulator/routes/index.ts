@@ -1,7 +1,9 @@
 /** The `/v1` route table: method, path, query parameters each route takes, handler. */
+import { CALL_LIST_QUERY } from "../../spec";
 import type { Result, RouteContext } from "../context";
 import { createAgent, listAgents, patchAgent, readAgent } from "./agents";
 import { createGroup, deleteGroup, listGroups, readGroup, replaceGroup } from "./analysis";
+import { listCalls, placeCallRoute, readCall, readRecording } from "./calls";
 import {
   listLanguages,
   listMemorySubjects,
@@ -54,6 +56,10 @@ export const ROUTES: RouteDef[] = [
   { method: "GET", path: "/v1/custom-analysis/groups/:group_id", handler: readGroup },
   { method: "PUT", path: "/v1/custom-analysis/groups/:group_id", handler: replaceGroup },
   { method: "DELETE", path: "/v1/custom-analysis/groups/:group_id", handler: deleteGroup },
+  { method: "POST", path: "/v1/calls", handler: placeCallRoute },
+  { method: "GET", path: "/v1/calls", query: CALL_LIST_QUERY, handler: listCalls },
+  { method: "GET", path: "/v1/calls/:call_id", handler: readCall },
+  { method: "GET", path: "/v1/calls/:call_id/recording", handler: readRecording },
   { method: "GET", path: "/v1/numbers", handler: listNumbers },
   { method: "GET", path: "/v1/whatsapp/numbers", handler: listWhatsAppNumbers },
   { method: "GET", path: "/v1/whatsapp/templates", handler: listWhatsAppTemplates },
