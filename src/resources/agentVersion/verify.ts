@@ -257,7 +257,9 @@ export function judge(
       shortfalls.push({
         what: `analysis ${JSON.stringify(group)} / ${JSON.stringify(name)}`,
         expected: Array.isArray(expected)
-          ? `one of ${expected.map(show).join(", ")}`
+          ? expected.length === 1
+            ? show(expected[0])
+            : `one of ${expected.map(show).join(", ")}`
           : typeof expected === "object"
             ? `a match of /${expected.pattern}/`
             : show(expected),
