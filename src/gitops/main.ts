@@ -8,6 +8,7 @@ import { parseCommandLine, runCommand, UsageError } from "../cli/command";
 import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { findBreaking } from "./breaking";
 import { assertRefresh, DRIFT_EXIT, findDrift, INCOMPLETE_EXIT, REFRESH_PREVIEW, renderDrift } from "./drift";
+import { isEventStream, parseEventStream } from "./events";
 import { nameOf } from "./preview";
 import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
 
@@ -28,7 +29,7 @@ export const OPTIONS = {
 
 /** `voice-agent-diff --help`. */
 export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve] [--fail-on-breaking] [--acknowledge ID]...
-                        [preview.json]
+                        [preview.json | up.json]
        voice-agent-diff --drift [--title TEXT] [refresh.json]
 
 Turns the output of \`pulumi preview --json\` into Markdown for a pull-request comment: per
@@ -38,8 +39,12 @@ warnings and errors. At the top, "Breaks outside the service": the valid changes
 else (an analysis key calls publish, the widget's key, origins or status, a custom variable, a
 transfer number, a language, a knowledge base, an agent off air, a rollback), one line each, its
 stable id first (run the preview with --show-sames, so that unchanged analysis groups and
-knowledge bases are named). Reads preview.json, or stdin without a file; writes the Markdown to
-stdout.
+knowledge bases are named). An AgentVersion with \`verify\` says how many test calls it will place
+and to which numbers. Reads preview.json, or stdin without a file; writes the Markdown to stdout.
+
+Given the event stream of a deploy instead (\`pulumi up --json\`, or the file of \`--event-log\`),
+it reports what the deploy did the same way, and under each AgentVersion whose verification failed,
+why (each failing call and expectation); the title is then "Voice agents: deploy".
 
 With --drift: the drift alarm. Reads the output of \`pulumi refresh --preview-only --json\`, reads
 each voice-agent resource from the service as \`pulumi refresh\` would, and reports what changed
@@ -73,11 +78,11 @@ Environment (read only with --resolve or --drift):
 
 Exit codes:
   0  the report was written
-  1  the input could not be read or is not \`pulumi preview --json\` output (with --drift,
-     \`pulumi refresh --preview-only --json\` output); with --resolve or --drift, the service
-     could not be asked, its credentials are not set or refused, or they reach another
-     workspace than the stack's (a resource Pulumi's refresh found that the service does not
-     know); or Node.js is older than 22.19
+  1  the input could not be read or is not \`pulumi preview --json\` or \`pulumi up --json\`
+     output (with --drift, \`pulumi refresh --preview-only --json\` output); with --resolve or
+     --drift, the service could not be asked, its credentials are not set or refused, or they
+     reach another workspace than the stack's (a resource Pulumi's refresh found that the service
+     does not know); or Node.js is older than 22.19
   2  wrong usage: an unknown option, an option without its value, more than one file, or no
      file while stdin is a terminal
   3  with --drift: something changed outside Pulumi (the report says what); 0 when nothing did
@@ -91,6 +96,7 @@ Examples:
   voice-agent-diff --resolve --title "Voice agents: prod" preview.json > report.md
   voice-agent-diff --fail-on-breaking --acknowledge widget-key:support preview.json > report.md
   pulumi preview --show-sames --json | voice-agent-diff > report.md
+  pulumi up --yes --json > up.json; voice-agent-diff up.json > deploy.md
   pulumi refresh --stack prod --preview-only --json > refresh.json
   voice-agent-diff --drift refresh.json > drift.md   # exit code 3: drift
 `;
@@ -152,15 +158,20 @@ export function main(argv: string[]): Promise<void> {
     if (args.drift && (args["fail-on-breaking"] || args.acknowledge))
       throw new UsageError("--fail-on-breaking and --acknowledge are for a preview, not --drift");
     const text = read(args.file);
+    // A deploy's event stream (`pulumi up --json`): what it did, and what failed under its resource.
+    const run = !args.drift && isEventStream(text);
     const command = args.drift ? REFRESH_PREVIEW : "pulumi preview --json";
     let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      throw new Error(`${args.file ?? "stdin"} is not the JSON of \`${command}\``, { cause: err });
+    if (!run) {
+      try {
+        json = JSON.parse(text);
+      } catch (err) {
+        throw new Error(`${args.file ?? "stdin"} is not the JSON of \`${command}\``, { cause: err });
+      }
     }
     if (args.drift) return drift(json, args.title);
-    const preview = parsePreview(json);
+    const preview = run ? parseEventStream(text, args.file ?? "stdin") : parsePreview(json);
+    const title = args.title ?? (run ? "Voice agents: deploy" : undefined);
     let reused: Map<string, number> | undefined;
     if (args.resolve) reused = await findReusedVersions(preview, serviceClient("--resolve"));
     const acknowledged = new Set(
@@ -170,7 +181,7 @@ export function main(argv: string[]): Promise<void> {
     );
     process.stdout.write(
       renderReport(preview, {
-        ...(args.title !== undefined ? { title: args.title } : {}),
+        ...(title !== undefined ? { title } : {}),
         ...(reused ? { reused } : {}),
         acknowledged,
       }),

@@ -27,6 +27,7 @@ import {
   UNKNOWN,
 } from "./preview";
 import { promotionSection } from "./promotion";
+import { failedVerificationBlock, failedVerifications, verificationPlan } from "./verification";
 
 export { PreviewJson, type PreviewStep, parsePreview } from "./preview";
 
@@ -373,8 +374,12 @@ export function renderReport(
   const steps = all.filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
   const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
   const title = opts.title ?? "Voice agents: preview";
+  // A failed verification (in a run's event stream) is shown under its resource, not again below.
+  const failed = failedVerifications(preview);
   const diagnostics = (preview.diagnostics ?? []).filter(
-    (d) => d.severity === "warning" || d.severity === "error",
+    (d) =>
+      (d.severity === "warning" || d.severity === "error") &&
+      !(d.urn && failed.get(d.urn) === d.message.trim()),
   );
   const notes = diagnostics.length
     ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` ${code(nameOf(d.urn))}` : ""}: ${d.message.trim().replace(/\n+/g, " ")}`).join("\n")}\n`
@@ -390,8 +395,9 @@ export function renderReport(
     const type = typeOf(s);
     const why = replaceReasons(type, s.replaceReasons ?? []);
     const reasons = why.length ? ` (because of ${why.join(", ")})` : "";
-    const plan = type === "AgentVersion" ? versionPlan(s, all, reused.get(s.urn), checked) : "";
-    return `#### ${sign} ${type} ${code(nameOf(s.urn))}: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}`;
+    const plan =
+      type === "AgentVersion" ? versionPlan(s, all, reused.get(s.urn), checked) + verificationPlan(s) : "";
+    return `#### ${sign} ${type} ${code(nameOf(s.urn))}: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}${failedVerificationBlock(s, failed)}`;
   });
   const others = steps.filter((s) => !ours.includes(s));
   const otherList = others.length

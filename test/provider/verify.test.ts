@@ -1,15 +1,24 @@
-/** AgentVersion's `verify`: the input's check, the test calls' keys, and how a finished call is judged. */
-import { describe, expect, it } from "vitest";
-import type { CallT } from "../../src/client";
+/**
+ * AgentVersion's `verify`: the input's check, the test calls' keys, how a finished call is judged,
+ * and a verification against the emulator (calls of 0.2 s).
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AgentDetailT, CallT, VoiceAgentClient } from "../../src/client";
+import type { RunningEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/unknowns";
 import {
   isSettled,
   judge,
   parseVerify,
   testCallKey,
+  VerificationFailed,
   type VerifyCall,
+  type VerifySpec,
+  verifyBeforeLive,
   verifyFailures,
 } from "../../src/resources/agentVersion/verify";
+import { clearRequestLog, controlCall, requestLog } from "../support/control";
+import { emulatorForFile } from "./support";
 
 const reasons = (value: unknown) => verifyFailures(value).map((f) => f.reason);
 const properties = (value: unknown) => verifyFailures(value).map((f) => f.property);
@@ -115,33 +124,27 @@ describe("verify: check", () => {
 
 describe("verify: Idempotency-Key of a test call", () => {
   const call: VerifyCall = { toNumber: "+14155550100", variables: { a: "1" } };
-  const key = (
-    over: Partial<{ agent: string; version: string; index: number; call: VerifyCall; attempt: number }>,
-  ) =>
-    testCallKey(
-      over.agent ?? "ag",
-      over.version ?? "v1",
-      over.index ?? 0,
-      over.call ?? call,
-      over.attempt ?? 0,
-    );
+  const base = { agentId: "ag", versionId: "v1", occasion: "act1", attempt: 0 };
+  const key = (over: Partial<typeof base> & { index?: number; call?: VerifyCall } = {}) =>
+    testCallKey({ ...base, ...over }, over.index ?? 0, over.call ?? call);
 
   it("is a UUID that is the same for the same check of the same version", () => {
-    expect(key({})).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(key({})).toBe(key({}));
+    expect(key()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(key()).toBe(key());
     // The expectation judges the call: changing it does not place another.
-    expect(key({ call: { ...call, expect: { status: "voicemail" } } })).toBe(key({}));
+    expect(key({ call: { ...call, expect: { status: "voicemail" } } })).toBe(key());
     // Key order of variables means nothing.
     expect(key({ call: { toNumber: "+14155550100", variables: { b: "1", a: "1" } } })).toBe(
       key({ call: { toNumber: "+14155550100", variables: { a: "1", b: "1" } } }),
     );
   });
 
-  it("changes with the agent, the version, the index, what is placed and the attempt", () => {
+  it("changes with the agent, the version, the occasion, the index, what is placed and the attempt", () => {
     const all = [
-      key({}),
-      key({ agent: "other" }),
-      key({ version: "v2" }),
+      key(),
+      key({ agentId: "other" }),
+      key({ versionId: "v2" }),
+      key({ occasion: "act2" }),
       key({ index: 1 }),
       key({ call: { ...call, toNumber: "+14155550101" } }),
       key({ call: { ...call, variables: { a: "2" } } }),
@@ -237,5 +240,108 @@ describe("verify: judging a call", () => {
         expect: { analysis: { G: { n: { pattern: "^[0-5]$" }, ok: true } } },
       }).shortfalls,
     ).toEqual([]);
+  });
+});
+
+describe("verify: a verification against the emulator", () => {
+  let emu: RunningEmulator;
+  let c: VoiceAgentClient;
+  let agentId: string;
+  let v1: AgentDetailT;
+  emulatorForFile({ callSeconds: 0.2 }, (e, client) => {
+    emu = e;
+    c = client;
+  });
+  const rules = async (r: unknown[]) => {
+    expect((await controlCall(emu, "PUT", "/_emulator/call-outcomes", { rules: r })).status).toBe(200);
+  };
+  const posts = async () =>
+    (await requestLog(emu)).filter((e) => e.method === "POST" && e.path === "/v1/calls");
+
+  beforeAll(async () => {
+    const agent = await c.agents.create({ name: "Verify", system_prompt: "Help." });
+    agentId = agent.id;
+    await c.versions.publish(agentId, 0);
+    await c.versions.activate(agentId, 0);
+    await c.agents.patch(agentId, { system_prompt: "Help more." });
+    v1 = await c.versions.publish(agentId, 1);
+  });
+
+  const spec: VerifySpec = {
+    calls: [
+      {
+        toNumber: "+14155550111",
+        expect: { analysis: { "Default Analysis": { "User Sentiment": ["neutral"] } } },
+      },
+      { toNumber: "+14155550112", expect: { status: ["completed", "voicemail"] } },
+    ],
+  };
+
+  it("places the calls pinned to the version, waits for their analysis, and records what passed", async () => {
+    await rules([]);
+    await clearRequestLog(emu);
+    const result = await verifyBeforeLive(c, agentId, spec, v1);
+    expect(result).toMatchObject({ version: 1, attempt: 0, passed: true });
+    expect(result?.calls.map((x) => [x.toNumber, x.status, x.passed])).toEqual([
+      ["+14155550111", "completed", true],
+      ["+14155550112", "completed", true],
+    ]);
+    expect(result?.calls[0]?.analysis).toEqual({ "Default Analysis": { "User Sentiment": "neutral" } });
+    for (const call of result?.calls ?? []) expect((await c.calls.get(call.id)).agent_version).toBe(1);
+    expect(await posts()).toHaveLength(2);
+    // Nothing went live: that is the caller's step.
+    expect((await c.agents.get(agentId)).live_version).toBe(0);
+    // The same check again (a retried up): the same calls, none placed.
+    const again = await verifyBeforeLive(c, agentId, spec, v1);
+    expect(again?.calls.map((x) => x.id)).toEqual(result?.calls.map((x) => x.id));
+    expect(
+      (await c.calls.list({ origin: "api" }).toArray()).filter((x) => x.agent_version === 1),
+    ).toHaveLength(2);
+    await expect(verifyBeforeLive(c, agentId, undefined, v1)).resolves.toBeUndefined();
+  });
+
+  it("fails naming the version, the call, its link and each expectation with what it gave", async () => {
+    await rules([
+      {
+        match: { to_number: "+14155550111" },
+        status: "busy",
+        analysis: { "Default Analysis": { "User Sentiment": "negative" } },
+      },
+    ]);
+    const err = await verifyBeforeLive(c, agentId, { ...spec, attempt: 1 }, v1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(VerificationFailed);
+    const failed = (await c.calls.list({ origin: "api" }).toArray()).find(
+      (x) => x.to_number === "+14155550111",
+    );
+    const message = (err as Error).message;
+    expect(message).toContain(`Verification of version 1 of agent ${agentId} failed: 1 of 2 test calls`);
+    expect(message).toContain(`test call 0 to +14155550111: ${failed?.id} ${failed?.dashboard_url}`);
+    expect(message).toContain('status: expected "completed", got "busy"');
+    expect(message).toContain(
+      'analysis "Default Analysis" / "User Sentiment": expected "neutral", got "negative"',
+    );
+    expect(message).toContain("version 0 stays live");
+    expect(message).toContain("raise verify.attempt");
+    expect(message).not.toContain("+14155550112:");
+  });
+
+  it("times out naming the calls that had not finished", async () => {
+    await rules([]);
+    const err = await verifyBeforeLive(c, agentId, { ...spec, attempt: 2, timeoutSeconds: 0.05 }, v1).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(VerificationFailed);
+    const message = (err as Error).message;
+    expect(message).toContain(`Verification of version 1 of agent ${agentId} timed out after 0.05 s: 2 of 2`);
+    expect(message).toMatch(/test call 0 to \+14155550111: [0-9a-f-]{36} \(status "(started|in_progress)"\)/);
+    expect(message).toContain("none is placed again");
+  });
+
+  it("refuses a call the service refuses, naming the test call", async () => {
+    await c.agents.patch(agentId, { system_prompt: "Draft only." });
+    const draft = await c.agents.get(agentId, { version: 2 });
+    await expect(verifyBeforeLive(c, agentId, spec, draft)).rejects.toThrow(
+      /Verification of version 2 of agent .*: test call 0 \(to \+14155550111\) could not be placed: .*version 0 stays live/s,
+    );
   });
 });

@@ -170,24 +170,40 @@ const placed = (call: VerifyCall) => ({
   metadata: call.metadata ?? null,
 });
 
+/** What names one check: the test call's place in the list and the verification it belongs to. */
+export interface CheckIdentity {
+  agentId: string;
+  /** The uuid of the version verified. */
+  versionId: string;
+  /** The id of the newest row of the agent's deploy history when the verification began ("none"). */
+  occasion: string;
+  /** `verify.attempt`. */
+  attempt: number;
+}
+
 /**
  * The Idempotency-Key of test call `index` of a verification: a UUID (version 8, name-based)
  * derived from the agent, the version's uuid, the call's index, a digest of what is placed (number,
- * variables, metadata) and the attempt. The same check of the same version always has the same key,
- * so the service answers a repeated place with the call already placed; a new version, a changed
- * call or a raised `attempt` places a new one.
+ * variables, metadata), the attempt, and the occasion: the newest deploy-history row when the
+ * verification began, which stays the same until a version goes live. So the same check of the same
+ * version before the same go-live always has the same key, and the service answers a repeated
+ * place with the call already placed (an interrupted or retried `up`); a new version, a changed
+ * call, a raised `attempt`, or a later go-live of the same version (a verified rollback) places a
+ * new one. The expectation is not part of it: changing it judges the same calls again.
  */
-export function testCallKey(
-  agentId: string,
-  versionId: string,
-  index: number,
-  call: VerifyCall,
-  attempt: number,
-): string {
+export function testCallKey(id: CheckIdentity, index: number, call: VerifyCall): string {
   const digest = contentHash(placed(call));
   const h = createHash("sha256")
     .update(
-      ["pulumi-voice-agent/verify", agentId, versionId, String(index), digest, String(attempt)].join("\n"),
+      [
+        "pulumi-voice-agent/verify",
+        id.agentId,
+        id.versionId,
+        id.occasion,
+        String(id.attempt),
+        String(index),
+        digest,
+      ].join("\n"),
     )
     .digest();
   h[6] = ((h[6] ?? 0) & 0x0f) | 0x80;
@@ -241,7 +257,9 @@ export function judge(
       shortfalls.push({
         what: `analysis ${JSON.stringify(group)} / ${JSON.stringify(name)}`,
         expected: Array.isArray(expected)
-          ? `one of ${expected.map(show).join(", ")}`
+          ? expected.length === 1
+            ? show(expected[0])
+            : `one of ${expected.map(show).join(", ")}`
           : typeof expected === "object"
             ? `a match of /${expected.pattern}/`
             : show(expected),
@@ -272,6 +290,8 @@ export interface VerifyTarget {
   agentId: string;
   version: number;
   versionId: string;
+  /** See {@link CheckIdentity.occasion}. */
+  occasion: string;
   /** The version live while this one is verified (for the message), or null. */
   liveVersion: number | null;
 }
@@ -318,7 +338,7 @@ export async function runVerification(
             ...(call.variables === undefined ? {} : { variables: call.variables }),
             ...(call.metadata === undefined ? {} : { metadata: call.metadata }),
           },
-          { idempotencyKey: testCallKey(target.agentId, target.versionId, index, call, attempt) },
+          { idempotencyKey: testCallKey({ ...target, attempt }, index, call) },
         );
       } catch (err) {
         throw new Error(
@@ -403,3 +423,32 @@ export async function runVerification(
 
 const liveNote = (t: VerifyTarget): string =>
   t.liveVersion === null ? "the agent has no live version" : `version ${t.liveVersion} stays live`;
+
+/**
+ * The hook before a version goes live: with `verify` set, runs the verification of `detail`'s
+ * version (pinned to it, while the agent's live version is `detail.live_version`) and returns the
+ * output `verification`; without it, nothing. Reads the newest deploy-history row first (one
+ * request: the occasion of the test calls' keys). Throws when the verification does not pass.
+ */
+export async function verifyBeforeLive(
+  c: VoiceAgentClient,
+  agentId: string,
+  verify: VerifySpec | undefined,
+  detail: { version: number; version_id: string; live_version: number | null },
+  timing?: VerifyTiming,
+): Promise<Verification | undefined> {
+  if (!verify) return undefined;
+  const newest = await c.versions.activations(agentId).find(() => true);
+  return runVerification(
+    c,
+    {
+      agentId,
+      version: detail.version,
+      versionId: detail.version_id,
+      liveVersion: detail.live_version,
+      occasion: newest?.id ?? "none",
+    },
+    verify,
+    timing,
+  );
+}
