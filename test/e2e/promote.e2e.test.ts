@@ -9,12 +9,14 @@
  *
  * Soak without waiting: `soakMinutes` takes fractions (0.05 is 3 s), so the test waits seconds.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { closeDispatchers, VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { parsePreview, renderReport } from "../../src/gitops/report";
 import { namesOf } from "../../src/resources/agent/names";
 import { configDigest, fullConfig, portableConfig, withoutPaths } from "../../src/resources/agent/projection";
+import { controlCall } from "../support/control";
 import { PulumiProject } from "../support/pulumi";
 
 /** One program for both stacks; what differs is each stack's `app:*` configuration. */
@@ -51,6 +53,8 @@ const prompt = (ask: string) =>
   `## Agent Purpose\nHelp customers with orders.\n\n## Call Flow\n${ask}\nThen answer.\n`;
 const PROMPT = prompt("Ask for the order number.");
 const IGNORE = ["name"];
+const UNHAPPY = "+15550100001";
+const HAPPY = "+15550100002";
 
 let emu: RunningEmulator;
 let client: VoiceAgentClient;
@@ -76,6 +80,19 @@ async function liveConfig(agentId: string) {
   return withoutPaths(portableConfig(config, names), IGNORE);
 }
 
+/** Inbound calls to staging's agent, one per number, as its callers make them. */
+async function callStaging(agentId: string, numbers: string[]): Promise<void> {
+  for (const to_number of numbers)
+    await controlCall(emu, "POST", "/_emulator/calls", {
+      agent_id: agentId,
+      direction: "inbound",
+      to_number,
+    });
+}
+
+/** Until the calls placed have finished and been analysed (the emulator's calls take 0.3 s). */
+const settle = () => new Promise((r) => setTimeout(r, 800));
+
 /** `pulumi preview --json` of `p` and its report, as a pull request shows it. */
 async function report(p: PulumiProject): Promise<string> {
   const out = await p.pulumi(["preview", "--json"], { allowFailure: true });
@@ -83,7 +100,7 @@ async function report(p: PulumiProject): Promise<string> {
 }
 
 beforeAll(async () => {
-  emu = await startEmulator({ port: 0 });
+  emu = await startEmulator({ port: 0, callSeconds: 0.3 });
   client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
   staging = await PulumiProject.create({
     program: PROGRAM,
@@ -140,7 +157,7 @@ describe("promoting staging to production", () => {
     if (id) expect((await client.agents.get(id)).live_version).toBeNull();
   }, 300_000);
 
-  test("too short a soak, then accepted: production's live configuration equals staging's", async () => {
+  test("too short a soak is refused at preview and at up", async () => {
     await setConfig(prod, {
       prompt: PROMPT,
       region: "south",
@@ -153,17 +170,44 @@ describe("promoting staging to production", () => {
     );
     const refused = await prod.up({ allowFailure: true });
     expect(`${refused.stdout}\n${refused.stderr}`).toMatch(/live [\d.]+ of 60 minutes/);
+  }, 300_000);
 
-    await setConfig(prod, {
-      promote: { ignore: [...IGNORE, "variables[region].defaultValue"], soakMinutes: 0.01 },
+  test("too few calls, a rate above its bound; then accepted: production's live configuration equals staging's", async () => {
+    const stagingId = (await staging.outputs()).agentId as string;
+    const proof = {
+      ignore: [...IGNORE, "variables[region].defaultValue"],
+      soakMinutes: 0.01,
+      minCalls: 3,
+      rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.34 }],
+    };
+    await setConfig(prod, { promote: proof });
+    // Staging's traffic: callers on the inbound line, one of them unhappy; a test call through the
+    // API (origin `api`) does not count.
+    await controlCall(emu, "PUT", "/_emulator/call-outcomes", {
+      rules: [
+        { match: { to_number: UNHAPPY }, analysis: { "Default Analysis": { "User Sentiment": "negative" } } },
+      ],
     });
+    await callStaging(stagingId, [UNHAPPY, HAPPY]);
+    await client.calls.place({ agent_id: stagingId, to_number: HAPPY }, { idempotencyKey: randomUUID() });
+    await settle();
+    const short = await prod.preview({ allowFailure: true });
+    expect(`${short.stdout}\n${short.stderr}`).toMatch(
+      /has not proven itself yet: 2 of 3 calls \(origins widget, dashboard, batch, inbound, demo\); Default Analysis\/User Sentiment = "negative" on 1 of 2 calls \(50%, at most 34%\)\. Met: live [\d.]+ minutes \(at least 0\.01\)\./,
+    );
+    await callStaging(stagingId, [HAPPY, HAPPY]);
+    await settle();
     expect(await report(prod)).toMatch(
-      /#### Promotion\n[\s\S]*`support-live`: staging agent `[0-9a-f-]+` version \*\*0\*\*, live for \d+ (s|min) .*live [\d.]+ minutes \(at least 0\.01\): met/,
+      /#### Promotion\n[\s\S]*`support-live`: staging agent `[0-9a-f-]+` version \*\*0\*\*, live for \d+ (s|min) .*; 4 calls counted; .*4 calls \(at least 3; .*\): met; .*on 1 of 4 calls \(25%, at most 34%\): met/,
     );
     await prod.upAndSettle();
     const out = await prod.outputs();
-    const stagingId = (await staging.outputs()).agentId as string;
-    expect(out.promotion).toMatchObject({ fromAgentId: stagingId, fromVersion: 0, calls: 0 });
+    expect(out.promotion).toMatchObject({
+      fromAgentId: stagingId,
+      fromVersion: 0,
+      calls: 4,
+      rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", share: 0.25, atMost: 0.34 }],
+    });
     expect(out.notes).toContain(`Promoted from agent ${stagingId} version 0`);
     const [s, p] = [await liveConfig(stagingId), await liveConfig(out.agentId)];
     // Equal but for the variable's default, which `ignore` lets differ.
