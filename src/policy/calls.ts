@@ -9,7 +9,7 @@
  *   a runaway call (a loop, a caller who never hangs up) costs by the minute.
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { parameters, subject } from "./common";
+import { parameters, refusingUnknownParameters, subject } from "./common";
 import { UNKNOWN, valueAt } from "./values";
 
 /** Default of `recording-disclosure`'s `pattern`. */
@@ -17,7 +17,7 @@ export const DEFAULT_DISCLOSURE_PATTERN = "record";
 /** Default of `call-duration-limit`'s `maxMinutes`. */
 export const DEFAULT_MAX_MINUTES = 30;
 
-export const recordingDisclosure: ResourceValidationPolicy = {
+export const recordingDisclosure: ResourceValidationPolicy = refusingUnknownParameters({
   name: "recording-disclosure",
   description: "An agent that records calls says so in its greeting.",
   enforcementLevel: "advisory",
@@ -64,9 +64,9 @@ export const recordingDisclosure: ResourceValidationPolicy = {
         "or set call.recordingEnabled: false.",
     );
   },
-};
+});
 
-export const callDurationLimit: ResourceValidationPolicy = {
+export const callDurationLimit: ResourceValidationPolicy = refusingUnknownParameters({
   name: "call-duration-limit",
   description: "An agent's longest call (call.maxDurationMinutes) is at most maxMinutes (default 30).",
   enforcementLevel: "advisory",
@@ -92,4 +92,4 @@ export const callDurationLimit: ResourceValidationPolicy = {
         "(a call that runs away costs by the minute), or raise the policy's maxMinutes in the policy pack configuration.",
     );
   },
-};
+});

@@ -8,7 +8,13 @@
  */
 import { BlockList, isIP } from "node:net";
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { inProduction, parameters, productionStacksParameter, subject } from "./common";
+import {
+  inProduction,
+  parameters,
+  productionStacksParameter,
+  refusingUnknownParameters,
+  subject,
+} from "./common";
 import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
 import { fieldsAt, UNKNOWN, valueAt } from "./values";
 
@@ -47,7 +53,7 @@ export function originProblem(origin: string, production: boolean): string | und
   return "is not https: serve the widget's pages over https (only `http://localhost` and `http://127.0.0.1` are accepted, outside production)";
 }
 
-export const widgetOrigins: ResourceValidationPolicy = {
+export const widgetOrigins: ResourceValidationPolicy = refusingUnknownParameters({
   name: "widget-origins",
   description:
     "An active widget lists the exact https origins that may use its public key: at least one, no wildcard, " +
@@ -77,4 +83,4 @@ export const widgetOrigins: ResourceValidationPolicy = {
       if (problem) reportViolation(`${widget.label}: ${path} "${value}" ${problem}.`);
     }
   },
-};
+});

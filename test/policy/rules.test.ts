@@ -6,7 +6,7 @@
 
 import { unknownCheckingProxy } from "@pulumi/policy";
 import { describe, expect, test } from "vitest";
-import { findSecrets, maskedExcerpt, TEXT_FIELDS } from "../../src/policy/secrets";
+import { findSecrets, position, textFields } from "../../src/policy/secrets";
 import { isProduction, stackOfUrn } from "../../src/policy/stacks";
 import { fieldsAt, inputs, UNKNOWN, valueAt } from "../../src/policy/values";
 import { originProblem } from "../../src/policy/widgetOrigins";
@@ -50,15 +50,31 @@ describe("values", () => {
 });
 
 describe("secrets", () => {
-  test("the Agent's texts: prompt, greeting, the eleven platform lines (prompt and text), variables", () => {
-    const lines = TEXT_FIELDS.Agent.filter((p) => p.endsWith(".prompt") || p.endsWith(".text"));
-    expect(lines).toHaveLength(22);
-    expect(TEXT_FIELDS.Agent).toEqual(
-      expect.arrayContaining(["systemPrompt", "greeting.message", "variables[].defaultValue"]),
+  test("every string is a text, at any depth, but ids, phone numbers and the provider's inputs", () => {
+    const props = inputs(
+      unknownCheckingProxy({
+        systemPrompt: "p",
+        builtinTools: {
+          endCall: { message: { mode: "custom", text: "bye" } },
+          transferCall: { numbers: [{ number: "+15550100" }] },
+        },
+        knowledgeBaseIds: ["kb_1"],
+        __provider: "code",
+        variables: [{ key: "k", defaultValue: "v" }],
+        call: { maxDurationMinutes: 3 },
+        greeting: UNKNOWN_SENTINEL,
+      }),
     );
+    expect(textFields(props).map((f) => f.path)).toEqual([
+      "systemPrompt",
+      "builtinTools.endCall.message.mode",
+      "builtinTools.endCall.message.text",
+      "variables[0].key",
+      "variables[0].defaultValue",
+    ]);
   });
 
-  test("each credential is reported on its field with a masked excerpt; plain text is not", async () => {
+  test("each credential is reported on its field with where it starts; plain text is not", async () => {
     const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
     const key = `sk-ant-api03-${"a".repeat(93)}AA`;
     const findings = await findSecrets([
@@ -74,18 +90,12 @@ describe("secrets", () => {
       ["variables[1].defaultValue", "github"],
       ["builtinTools.endCall.message.text", "anthropic"],
     ]);
-    expect(findings[0]?.excerpt).toBe("use **** here");
-    expect(findings[1]?.excerpt).toBe("Bye. **** and ****/x");
-    for (const f of findings) {
-      expect(f.excerpt).not.toContain(token);
-      expect(f.excerpt).not.toContain("s3cret");
-      expect(f.excerpt).not.toContain("api03");
-    }
+    expect(findings.map((f) => f.at)).toEqual(["line 1, column 5", "line 1, column 6"]);
   });
 
-  test("excerpts keep some context, on one line", () => {
-    const text = `${"a".repeat(40)}\nSECRET${"b".repeat(40)}`;
-    expect(maskedExcerpt(text, [[41, 47]])).toBe(`…${"a".repeat(23)} ****${"b".repeat(24)}…`);
+  test("positions count lines and columns from 1", () => {
+    expect(position("ab\ncd SECRET", 6)).toBe("line 2, column 4");
+    expect(position("SECRET", 0)).toBe("line 1, column 1");
   });
 });
 
@@ -95,6 +105,11 @@ describe("stacks", () => {
       "prod-eu",
     );
     expect(() => stackOfUrn("support")).toThrow(/not a Pulumi resource URN/);
+  });
+
+  test("stack names match whatever their case", () => {
+    for (const s of ["Prod", "PROD-EU", "Production"]) expect(isProduction(s)).toBe(true);
+    expect(isProduction("Live-EU", ["live-*"])).toBe(true);
   });
 
   test("production by glob, default prod, prod-*, production, production-*", () => {
