@@ -17,6 +17,8 @@ const StepState = z.object({
   outputs: Props.optional(),
   /** Per input, the URNs of the resources its value came from. */
   propertyDependencies: z.record(z.string(), z.array(z.string()).nullable()).nullish(),
+  /** The outputs the resource always holds as secrets (the Widget's `publicKey`). */
+  additionalSecretOutputs: z.array(z.string()).nullish(),
 });
 
 const PreviewStep = z.object({
@@ -58,6 +60,29 @@ export function parsePreview(value: unknown, command = "pulumi preview --json"):
     });
   }
   return parsed.data;
+}
+
+/**
+ * Refuses a document made with `--show-secrets`: its secrets would go into the report (a pull-request
+ * comment, a job summary). Masking them is not possible: the document does not say which values are
+ * secrets once shown (a prompt the program made a secret reads as plain text), so it is refused. Known
+ * by an output every state records as secret (`additionalSecretOutputs`) shown with its value.
+ *
+ * @throws {Error} naming the resource and output that show it, never the value.
+ */
+export function assertSecretsHidden(doc: PreviewJson, what: string): void {
+  for (const step of doc.steps ?? []) {
+    for (const state of [step.oldState, step.newState]) {
+      for (const name of state?.additionalSecretOutputs ?? []) {
+        const value = state?.outputs?.[name];
+        if (value === undefined || value === null || value === "[secret]" || value === UNKNOWN) continue;
+        throw new Error(
+          `${what} was made with --show-secrets (the ${name} of ${typeOf(step)} \`${nameOf(step.urn)}\` is shown): ` +
+            "its secrets would go into the report. Run the command again without --show-secrets.",
+        );
+      }
+    }
+  }
 }
 
 export { TYPE_PREFIX };

@@ -14,7 +14,7 @@ import type { AnalysisGroupArgs } from "../resources/analysisGroup";
 import type { KnowledgeBaseArgs } from "../resources/knowledgeBase";
 import type { WidgetArgs } from "../resources/widget";
 import { type Breaking, findBreaking } from "./breaking";
-import { backticks, code } from "./markdown";
+import { backticks, code, plain } from "./markdown";
 import {
   agentStepOf,
   isRecord,
@@ -336,7 +336,7 @@ function versionPlan(
 function blocked(step: PreviewStep): string {
   const recorded = step.oldState?.outputs?.blockedReasons;
   const reasons = Array.isArray(recorded) ? recorded.filter((r): r is string => typeof r === "string") : [];
-  return reasons.length ? `\n> **Blocked:** ${reasons.join("; ")}\n` : "";
+  return reasons.length ? `\n> **Blocked:** ${plain(reasons.join("; "))}\n` : "";
 }
 
 /** "Breaks outside the service": one line per consequence, its id first; empty when there is none. */
@@ -371,12 +371,12 @@ export function renderReport(
   const all = preview.steps ?? [];
   const steps = all.filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
   const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
-  const title = opts.title ?? "Voice agents: preview";
+  const title = plain(opts.title ?? "Voice agents: preview");
   const diagnostics = (preview.diagnostics ?? []).filter(
     (d) => d.severity === "warning" || d.severity === "error",
   );
   const notes = diagnostics.length
-    ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` ${code(nameOf(d.urn))}` : ""}: ${d.message.trim().replace(/\n+/g, " ")}`).join("\n")}\n`
+    ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` ${code(nameOf(d.urn))}` : ""}: ${plain(d.message)}`).join("\n")}\n`
     : "";
   if (steps.length === 0)
     return `### ${title}\n\nNo changes: the service already matches this commit.\n${notes}`;
