@@ -1,10 +1,11 @@
 /**
  * The `pulumi preview --json` document as voice-agent-diff reads it: its shape (checked with zod),
- * and what every part of the command asks of its steps: a resource's name and type, the sentinel of
- * values known only after apply, and which Agent an AgentVersion or a Widget belongs to.
+ * and what every part of the command asks of its steps: a resource's name and type (a value known
+ * only after apply shows as the provider's `UNKNOWN`, the same sentinel), and which Agent an AgentVersion or a Widget belongs to.
  */
 
 import { z } from "zod";
+import { UNKNOWN } from "../provider/unknowns";
 import { TYPE_PREFIX } from "../resources/typeNames";
 
 const Props = z.record(z.string(), z.unknown());
@@ -86,8 +87,6 @@ export function assertSecretsHidden(doc: PreviewJson, what: string): void {
 }
 
 export { TYPE_PREFIX };
-/** What `pulumi preview --json` shows for a value known only after apply. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** The resource's name in the program: the last segment of its URN. */
 export function nameOf(urn: string): string {

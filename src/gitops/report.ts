@@ -6,6 +6,7 @@
 import { createPatch } from "diff";
 import type { VoiceAgentClient } from "../client";
 import { deepEqual } from "../provider/normalize";
+import { UNKNOWN } from "../provider/unknowns";
 import type { AgentArgs } from "../resources/agent";
 import { declaredConfig, observedConfig } from "../resources/agent/projection";
 import type { AgentVersionArgs } from "../resources/agentVersion";
@@ -24,7 +25,6 @@ import {
   type PreviewStep,
   TYPE_PREFIX,
   typeOf,
-  UNKNOWN,
 } from "./preview";
 
 export { PreviewJson, type PreviewStep, parsePreview } from "./preview";

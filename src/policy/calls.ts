@@ -10,7 +10,7 @@
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { parameters, refusingUnknownParameters, subject } from "./common";
-import { UNKNOWN, valueAt } from "./values";
+import { NOT_YET_KNOWN, valueAt } from "./values";
 
 /** Default of `recording-disclosure`'s `pattern`. */
 export const DEFAULT_DISCLOSURE_PATTERN = "record";
@@ -35,9 +35,9 @@ export const recordingDisclosure: ResourceValidationPolicy = refusingUnknownPara
     const agent = subject(args, ["Agent"]);
     if (!agent) return;
     const recording = valueAt(agent.props, "call.recordingEnabled");
-    if (recording === UNKNOWN || recording === false) return;
+    if (recording === NOT_YET_KNOWN || recording === false) return;
     const greeting = valueAt(agent.props, "greeting.message");
-    if (greeting === UNKNOWN) return;
+    if (greeting === NOT_YET_KNOWN) return;
     const { pattern } = parameters(args, { pattern: DEFAULT_DISCLOSURE_PATTERN });
     let disclosure: RegExp;
     try {

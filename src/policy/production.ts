@@ -20,7 +20,7 @@ import {
   TYPES,
 } from "./common";
 import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
-import { inputs, UNKNOWN, valueAt } from "./values";
+import { inputs, NOT_YET_KNOWN, valueAt } from "./values";
 
 export const productionGoesLiveByVersion: StackValidationPolicy = refusingUnknownParameters({
   name: "production-goes-live-by-version",
@@ -82,7 +82,7 @@ export const productionFallbacks: ResourceValidationPolicy = refusingUnknownPara
     if (!inProduction(agent.urn, productionStacks)) return;
     for (const [path, what] of FALLBACKS) {
       const value = valueAt(agent.props, path);
-      if (value === UNKNOWN || (value !== undefined && value !== null)) continue;
+      if (value === NOT_YET_KNOWN || (value !== undefined && value !== null)) continue;
       reportViolation(
         `${agent.label}: ${path} is not set, so an outage of ${what}'s provider ends this production agent's calls: ` +
           `declare ${path} with another provider's ${path.startsWith("voice") ? "{ provider, voiceId }" : "{ model }"}.`,

@@ -139,7 +139,7 @@ export async function findSecrets(fields: readonly Field[]): Promise<SecretFindi
     const first = found[0] as SecretlintMessage;
     findings.push({
       path,
-      kind: kindOf(first.message),
+      kind: credentialKind(first.message),
       rule: first.ruleId.replace(/^@secretlint\/secretlint-rule-/, ""),
       at: position(value, Math.min(...ranges.map((r) => r[0]))),
     });
@@ -148,7 +148,7 @@ export async function findSecrets(fields: readonly Field[]): Promise<SecretFindi
 }
 
 /** `GitHub Token` from secretlint's masked message `found GitHub Token(****): ****`. */
-function kindOf(message: string): string {
+function credentialKind(message: string): string {
   const kind = /^found (?:an? )?([^(:]+)/.exec(message)?.[1]?.trim();
   return kind && !kind.includes("*") ? kind : "credential";
 }

@@ -90,7 +90,9 @@ describe("values unknown at preview never fail a policy", () => {
       args("Widget", { allowedOrigins: [UNKNOWN_SENTINEL, "http://example.com"] }),
     );
     expect(found).toEqual([
-      expect.stringMatching(/allowedOrigins\[1\] "http:\/\/example\.com" is not https/),
+      expect.stringMatching(
+        /allowedOrigins\[1\] "http:\/\/example\.com" is refused by the service: must use https/,
+      ),
     ]);
   });
 });
