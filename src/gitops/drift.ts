@@ -192,7 +192,8 @@ async function readDrift(
     throw new CredentialsError(
       `could not read ${what}: the service answers that it does not exist, while Pulumi's refresh ` +
         "preview found it: VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY reach another service or " +
-        "workspace than the stack's provider (its `voice-agent:baseUrl` and `voice-agent:apiKey`)",
+        "workspace than the stack's provider (its `voice-agent:baseUrl` and `voice-agent:apiKey`); " +
+        "or it was deleted since the refresh preview ran: run both again",
     );
   }
   // The arguments the program sets (the recorded inputs): as the state last saw them in the
