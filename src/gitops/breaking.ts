@@ -24,18 +24,10 @@
  * detached one is named by its id.
  */
 import { pickWritten } from "../provider/managed";
+import { UNKNOWN } from "../provider/unknowns";
 import { AGENT_FIELDS } from "../resources/agent/projection";
 import { code } from "./markdown";
-import {
-  isRecord,
-  nameOf,
-  num,
-  type PreviewJson,
-  type PreviewStep,
-  TYPE_PREFIX,
-  typeOf,
-  UNKNOWN,
-} from "./preview";
+import { isRecord, nameOf, num, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
 
 /** One consequence: its stable id and, in Markdown, what breaks and for whom. */
 export interface Breaking {

@@ -28,7 +28,7 @@ import { contextFor } from "../provider/context";
 import { deepEqual } from "../provider/normalize";
 import { RESOURCES, type ResourceKind } from "../provider/registry";
 import type { Props } from "../provider/resource";
-import { code } from "./markdown";
+import { code, plain } from "./markdown";
 import { nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
 import { fieldChanges, userInputs } from "./report";
 
@@ -192,7 +192,8 @@ async function readDrift(
     throw new CredentialsError(
       `could not read ${what}: the service answers that it does not exist, while Pulumi's refresh ` +
         "preview found it: VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY reach another service or " +
-        "workspace than the stack's provider (its `voice-agent:baseUrl` and `voice-agent:apiKey`)",
+        "workspace than the stack's provider (its `voice-agent:baseUrl` and `voice-agent:apiKey`); " +
+        "or it was deleted since the refresh preview ran: run both again",
     );
   }
   // The arguments the program sets (the recorded inputs): as the state last saw them in the
@@ -328,7 +329,7 @@ function section(d: ResourceDrift): string {
 
 /** One resource that could not be read, as a list item. */
 function failure(f: ReadFailure): string {
-  return `- ${f.type} ${code(nameOf(f.urn))} (${f.id}): ${f.message.replace(/\s+/g, " ")}`;
+  return `- ${f.type} ${code(nameOf(f.urn))} (${plain(f.id)}): ${plain(f.message)}`;
 }
 
 /** The refresh preview's `changeSummary` keys, in words. */
@@ -336,7 +337,10 @@ const COUNTED: Record<string, string> = { same: "unchanged", update: "to update"
 
 /** The drift report as Markdown (for a terminal, a job summary or an issue). */
 export function renderDrift(report: DriftReport, opts: { title?: string } = {}): string {
-  const title = opts.title ?? `Voice agents: drift${report.stack ? ` of stack ${code(report.stack)}` : ""}`;
+  const title =
+    opts.title !== undefined
+      ? plain(opts.title)
+      : `Voice agents: drift${report.stack ? ` of stack ${code(report.stack)}` : ""}`;
   const counted = Object.entries(report.counted)
     .filter(([, n]) => n > 0)
     .map(([op, n]) => `${n} ${COUNTED[op] ?? op}`)

@@ -9,7 +9,7 @@ import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../clie
 import { findBreaking } from "./breaking";
 import { assertRefresh, DRIFT_EXIT, findDrift, INCOMPLETE_EXIT, REFRESH_PREVIEW, renderDrift } from "./drift";
 import { isEventStream, parseEventStream } from "./events";
-import { nameOf } from "./preview";
+import { assertSecretsHidden, nameOf } from "./preview";
 import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
 
 /** Exit code of `--fail-on-breaking` when a break outside the service is not acknowledged. */
@@ -79,10 +79,11 @@ Environment (read only with --resolve or --drift):
 Exit codes:
   0  the report was written
   1  the input could not be read or is not \`pulumi preview --json\` or \`pulumi up --json\`
-     output (with --drift, \`pulumi refresh --preview-only --json\` output); with --resolve or
-     --drift, the service could not be asked, its credentials are not set or refused, or they
-     reach another workspace than the stack's (a resource Pulumi's refresh found that the service
-     does not know); or Node.js is older than 22.19
+     output (with --drift, \`pulumi refresh --preview-only --json\` output), or was made with
+     --show-secrets (its secrets would go into the report); with --resolve or --drift, the service
+     could not be asked, its credentials are not set or refused, or they reach another workspace
+     than the stack's (a resource Pulumi's refresh found that the service does not know); or
+     Node.js is older than 22.19
   2  wrong usage: an unknown option, an option without its value, more than one file, or no
      file while stdin is a terminal
   3  with --drift: something changed outside Pulumi (the report says what); 0 when nothing did
@@ -132,8 +133,9 @@ function serviceClient(option: string): VoiceAgentClient {
 }
 
 /** `--drift`: the drift report of a refresh preview on stdout; exit code 3 when something drifted. */
-async function drift(json: unknown, title: string | undefined): Promise<void> {
+async function drift(json: unknown, title: string | undefined, source: string): Promise<void> {
   const refresh = parsePreview(json, REFRESH_PREVIEW);
+  assertSecretsHidden(refresh, source);
   assertRefresh(refresh);
   const report = await findDrift(refresh, serviceClient("--drift"));
   process.stdout.write(renderDrift(report, title !== undefined ? { title } : {}));
@@ -169,8 +171,10 @@ export function main(argv: string[]): Promise<void> {
         throw new Error(`${args.file ?? "stdin"} is not the JSON of \`${command}\``, { cause: err });
       }
     }
-    if (args.drift) return drift(json, args.title);
-    const preview = run ? parseEventStream(text, args.file ?? "stdin") : parsePreview(json);
+    const source = args.file ?? "stdin";
+    if (args.drift) return drift(json, args.title, source);
+    const preview = run ? parseEventStream(text, source) : parsePreview(json);
+    assertSecretsHidden(preview, source);
     const title = args.title ?? (run ? "Voice agents: deploy" : undefined);
     let reused: Map<string, number> | undefined;
     if (args.resolve) reused = await findReusedVersions(preview, serviceClient("--resolve"));

@@ -1,4 +1,7 @@
-/** Markdown quoting for text from the program: code spans and fences that nothing inside can close. */
+/**
+ * Markdown quoting for text from the program, the engine or the service: code spans and fences
+ * that nothing inside can close, and plain text that stays plain.
+ */
 
 /** A run of backticks longer than every run in `text`, and at least `min` long (CommonMark). */
 export function backticks(text: string, min: number): string {
@@ -12,4 +15,16 @@ export function code(text: string): string {
   // A space each side keeps a leading or trailing backtick (or space) of the content; CommonMark strips it.
   const pad = /^[` ]|[` ]$/.test(text) && text.trim() !== "" ? " " : "";
   return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/**
+ * `text` (from the engine, the service or the user) as literal Markdown text on one line: every
+ * character that could start markup, HTML, an entity or a table cell is backslash-escaped, and line
+ * breaks become spaces, so a message can neither format nor break the report around it.
+ */
+export function plain(text: string): string {
+  return text
+    .trim()
+    .replace(/\s*\n\s*/g, " ")
+    .replace(/[\\`*_[\]<>&|~#]/g, "\\$&");
 }

@@ -1,10 +1,11 @@
 /**
  * The `pulumi preview --json` document as voice-agent-diff reads it: its shape (checked with zod),
- * and what every part of the command asks of its steps: a resource's name and type, the sentinel of
- * values known only after apply, and which Agent an AgentVersion or a Widget belongs to.
+ * and what every part of the command asks of its steps: a resource's name and type (a value known
+ * only after apply shows as the provider's `UNKNOWN`, the same sentinel), and which Agent an AgentVersion or a Widget belongs to.
  */
 
 import { z } from "zod";
+import { UNKNOWN } from "../provider/unknowns";
 import { TYPE_PREFIX } from "../resources/typeNames";
 
 const Props = z.record(z.string(), z.unknown());
@@ -17,6 +18,8 @@ const StepState = z.object({
   outputs: Props.optional(),
   /** Per input, the URNs of the resources its value came from. */
   propertyDependencies: z.record(z.string(), z.array(z.string()).nullable()).nullish(),
+  /** The outputs the resource always holds as secrets (the Widget's `publicKey`). */
+  additionalSecretOutputs: z.array(z.string()).nullish(),
 });
 
 const PreviewStep = z.object({
@@ -60,9 +63,30 @@ export function parsePreview(value: unknown, command = "pulumi preview --json"):
   return parsed.data;
 }
 
+/**
+ * Refuses a document made with `--show-secrets`: its secrets would go into the report (a pull-request
+ * comment, a job summary). Masking them is not possible: the document does not say which values are
+ * secrets once shown (a prompt the program made a secret reads as plain text), so it is refused. Known
+ * by an output every state records as secret (`additionalSecretOutputs`) shown with its value.
+ *
+ * @throws {Error} naming the resource and output that show it, never the value.
+ */
+export function assertSecretsHidden(doc: PreviewJson, what: string): void {
+  for (const step of doc.steps ?? []) {
+    for (const state of [step.oldState, step.newState]) {
+      for (const name of state?.additionalSecretOutputs ?? []) {
+        const value = state?.outputs?.[name];
+        if (value === undefined || value === null || value === "[secret]" || value === UNKNOWN) continue;
+        throw new Error(
+          `${what} was made with --show-secrets (the ${name} of ${typeOf(step)} \`${nameOf(step.urn)}\` is shown): ` +
+            "its secrets would go into the report. Run the command again without --show-secrets.",
+        );
+      }
+    }
+  }
+}
+
 export { TYPE_PREFIX };
-/** What `pulumi preview --json` shows for a value known only after apply. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** The resource's name in the program: the last segment of its URN. */
 export function nameOf(urn: string): string {

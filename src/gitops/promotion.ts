@@ -5,7 +5,7 @@
  */
 import type { Proof } from "../resources/agentVersion/promote";
 import { proofLines } from "../resources/agentVersion/promote";
-import { code } from "./markdown";
+import { code, plain } from "./markdown";
 import { isRecord, nameOf, type PreviewJson, TYPE_PREFIX, typeOf } from "./preview";
 
 /** The proof the provider's check recorded in a step's inputs (`promoteProof`), when it is one. */
@@ -46,10 +46,8 @@ export function promotionLines(preview: PreviewJson): string[] {
   for (const d of preview.diagnostics ?? []) {
     if (d.severity !== "error" || !d.urn?.includes(`${TYPE_PREFIX}AgentVersion::`)) continue;
     if (!/\bpromote(\.\w+)?:/.test(d.message)) continue;
-    const text = d.message
-      .trim()
-      .replace(/^.*?(promote(\.\w+)?:)/s, "$1")
-      .replace(/\s*\n\s*/g, " ");
+    // The engine's text, from the provider's message on: Markdown-escaped, on one line.
+    const text = plain(d.message.trim().replace(/^.*?(promote(\.\w+)?:)/s, "$1"));
     lines.push(`- ${code(nameOf(d.urn))}: **refused**: ${text}`);
   }
   return lines;

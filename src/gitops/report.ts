@@ -6,6 +6,7 @@
 import { createPatch } from "diff";
 import type { VoiceAgentClient } from "../client";
 import { deepEqual } from "../provider/normalize";
+import { UNKNOWN } from "../provider/unknowns";
 import type { AgentArgs } from "../resources/agent";
 import { declaredConfig, observedConfig } from "../resources/agent/projection";
 import type { AgentVersionArgs } from "../resources/agentVersion";
@@ -14,7 +15,7 @@ import type { AnalysisGroupArgs } from "../resources/analysisGroup";
 import type { KnowledgeBaseArgs } from "../resources/knowledgeBase";
 import type { WidgetArgs } from "../resources/widget";
 import { type Breaking, findBreaking } from "./breaking";
-import { backticks, code } from "./markdown";
+import { backticks, code, plain } from "./markdown";
 import {
   agentStepOf,
   isRecord,
@@ -24,7 +25,6 @@ import {
   type PreviewStep,
   TYPE_PREFIX,
   typeOf,
-  UNKNOWN,
 } from "./preview";
 import { promotionSection } from "./promotion";
 import { failedVerificationBlock, failedVerifications, verificationPlan } from "./verification";
@@ -351,7 +351,7 @@ function versionPlan(
 function blocked(step: PreviewStep): string {
   const recorded = step.oldState?.outputs?.blockedReasons;
   const reasons = Array.isArray(recorded) ? recorded.filter((r): r is string => typeof r === "string") : [];
-  return reasons.length ? `\n> **Blocked:** ${reasons.join("; ")}\n` : "";
+  return reasons.length ? `\n> **Blocked:** ${plain(reasons.join("; "))}\n` : "";
 }
 
 /** "Breaks outside the service": one line per consequence, its id first; empty when there is none. */
@@ -386,7 +386,7 @@ export function renderReport(
   const all = preview.steps ?? [];
   const steps = all.filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
   const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
-  const title = opts.title ?? "Voice agents: preview";
+  const title = plain(opts.title ?? "Voice agents: preview");
   // A failed verification (in a run's event stream) is shown under its resource, not again below.
   const failed = failedVerifications(preview);
   const diagnostics = (preview.diagnostics ?? []).filter(
@@ -395,7 +395,7 @@ export function renderReport(
       !(d.urn && failed.get(d.urn) === d.message.trim()),
   );
   const notes = diagnostics.length
-    ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` ${code(nameOf(d.urn))}` : ""}: ${d.message.trim().replace(/\n+/g, " ")}`).join("\n")}\n`
+    ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` ${code(nameOf(d.urn))}` : ""}: ${plain(d.message)}`).join("\n")}\n`
     : "";
   if (steps.length === 0)
     return `### ${title}\n\n${promotionSection(preview)}No changes: the service already matches this commit.\n${notes}`;

@@ -3,8 +3,10 @@
  * place and to which numbers; after it (the event stream of `pulumi up --json`), the verification
  * that failed, under its resource.
  */
+
+import { UNKNOWN } from "../provider/unknowns";
 import { backticks, code } from "./markdown";
-import { isRecord, type PreviewJson, type PreviewStep, typeOf, UNKNOWN } from "./preview";
+import { isRecord, type PreviewJson, type PreviewStep, typeOf } from "./preview";
 
 /** How an error of the AgentVersion provider that is a failed verification begins (verify.ts). */
 const FAILED_VERIFICATION = /^Verification of version \d+ of agent \S+ (failed|timed out)/;

@@ -9,15 +9,15 @@
  *   a runaway call (a loop, a caller who never hangs up) costs by the minute.
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { parameters, subject } from "./common";
-import { UNKNOWN, valueAt } from "./values";
+import { parameters, refusingUnknownParameters, subject } from "./common";
+import { NOT_YET_KNOWN, valueAt } from "./values";
 
 /** Default of `recording-disclosure`'s `pattern`. */
 export const DEFAULT_DISCLOSURE_PATTERN = "record";
 /** Default of `call-duration-limit`'s `maxMinutes`. */
 export const DEFAULT_MAX_MINUTES = 30;
 
-export const recordingDisclosure: ResourceValidationPolicy = {
+export const recordingDisclosure: ResourceValidationPolicy = refusingUnknownParameters({
   name: "recording-disclosure",
   description: "An agent that records calls says so in its greeting.",
   enforcementLevel: "advisory",
@@ -35,9 +35,9 @@ export const recordingDisclosure: ResourceValidationPolicy = {
     const agent = subject(args, ["Agent"]);
     if (!agent) return;
     const recording = valueAt(agent.props, "call.recordingEnabled");
-    if (recording === UNKNOWN || recording === false) return;
+    if (recording === NOT_YET_KNOWN || recording === false) return;
     const greeting = valueAt(agent.props, "greeting.message");
-    if (greeting === UNKNOWN) return;
+    if (greeting === NOT_YET_KNOWN) return;
     const { pattern } = parameters(args, { pattern: DEFAULT_DISCLOSURE_PATTERN });
     let disclosure: RegExp;
     try {
@@ -64,9 +64,9 @@ export const recordingDisclosure: ResourceValidationPolicy = {
         "or set call.recordingEnabled: false.",
     );
   },
-};
+});
 
-export const callDurationLimit: ResourceValidationPolicy = {
+export const callDurationLimit: ResourceValidationPolicy = refusingUnknownParameters({
   name: "call-duration-limit",
   description: "An agent's longest call (call.maxDurationMinutes) is at most maxMinutes (default 30).",
   enforcementLevel: "advisory",
@@ -92,4 +92,4 @@ export const callDurationLimit: ResourceValidationPolicy = {
         "(a call that runs away costs by the minute), or raise the policy's maxMinutes in the policy pack configuration.",
     );
   },
-};
+});

@@ -2,7 +2,12 @@
  * What the six policies share: the resource types they read, a policy's parameters with their
  * defaults filled in, and how a violation names the resource it is about.
  */
-import type { ResourceValidationArgs } from "@pulumi/policy";
+import type {
+  ResourceValidation,
+  ResourceValidationArgs,
+  ResourceValidationPolicy,
+  StackValidationPolicy,
+} from "@pulumi/policy";
 import { RESOURCE_TYPES, type ResourceType, resourceTypeOf, TYPE_PREFIX } from "../resources/typeNames";
 import { isProduction, productionStacksSchema, stackOfUrn } from "./stacks";
 import { inputs, type Plain } from "./values";
@@ -30,6 +35,51 @@ export function parameters<T extends object>(args: { getConfig<C extends object>
     if (given[key] !== undefined) out[key] = given[key] as T[keyof T];
   }
   return out;
+}
+
+/**
+ * `policy`, refusing a parameter its `configSchema` does not declare (a misspelt `maxMinute`), naming
+ * it and the parameters there are. The engine checks the configuration file's values against each
+ * policy's schema, but `@pulumi/policy` hands the engine only the schema's `properties` and
+ * `required` (never `additionalProperties`), so the engine accepts any other name and the policy
+ * would silently run with its default. The configuration reaches the pack only when the engine
+ * starts it, so the check runs as each validation starts (for every resource, whatever its type);
+ * its error fails the preview.
+ */
+export function refusingUnknownParameters<P extends ResourceValidationPolicy | StackValidationPolicy>(
+  policy: P,
+): P {
+  const declared = Object.keys(policy.configSchema?.properties ?? {});
+  const check = (args: { getConfig<C extends object>(): C }) => {
+    const unknown = Object.keys(args.getConfig<Record<string, unknown>>()).filter(
+      (k) => !declared.includes(k),
+    );
+    if (unknown.length === 0) return;
+    const names = unknown.map((k) => JSON.stringify(k)).join(", ");
+    const takes = declared.length ? `its parameters: ${declared.join(", ")}` : "it takes none";
+    throw new Error(
+      `${policy.name}: unknown parameter${unknown.length === 1 ? "" : "s"} ${names} in the policy pack configuration (${takes})`,
+    );
+  };
+  if ("validateStack" in policy) {
+    const validate = policy.validateStack;
+    return {
+      ...policy,
+      validateStack: (args, report) => {
+        check(args);
+        return validate(args, report);
+      },
+    };
+  }
+  const wrap =
+    (validate: ResourceValidation): ResourceValidation =>
+    (args, report) => {
+      check(args);
+      return validate(args, report);
+    };
+  const v = policy.validateResource;
+  if (v === undefined) return policy;
+  return { ...policy, validateResource: Array.isArray(v) ? v.map(wrap) : wrap(v) };
 }
 
 /** The `productionStacks` parameter, for a policy's `configSchema`. */

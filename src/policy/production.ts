@@ -10,11 +10,19 @@
  *   transcriber (from another provider), so one provider's outage does not end its calls.
  */
 import type { PolicyResource, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
-import { describe, inProduction, parameters, productionStacksParameter, subject, TYPES } from "./common";
+import {
+  describe,
+  inProduction,
+  parameters,
+  productionStacksParameter,
+  refusingUnknownParameters,
+  subject,
+  TYPES,
+} from "./common";
 import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
-import { inputs, UNKNOWN, valueAt } from "./values";
+import { inputs, NOT_YET_KNOWN, valueAt } from "./values";
 
-export const productionGoesLiveByVersion: StackValidationPolicy = {
+export const productionGoesLiveByVersion: StackValidationPolicy = refusingUnknownParameters({
   name: "production-goes-live-by-version",
   description:
     "In a production stack every Agent is put live by an AgentVersion of the same stack: a draft alone answers no calls.",
@@ -31,15 +39,16 @@ export const productionGoesLiveByVersion: StackValidationPolicy = {
       const agentId = valueAt(inputs(agent.props), "agentId");
       const putLive = versions.some((version) => {
         const props = inputs(version.props);
-        const live = valueAt(props, "live");
-        if (live === false) return false;
         const byDependency = (version.propertyDependencies.agentId ?? []).some(
           (r: PolicyResource) => r.urn === agent.urn,
         );
         const id = valueAt(props, "agentId");
         const byValue = typeof agentId === "string" && id === agentId;
-        // Not known yet (preview): counted as going live; the pack checks again once it is known.
-        return byDependency || byValue || live === UNKNOWN;
+        if (!byDependency && !byValue) return false;
+        // A `live` not known yet (preview) counts as going live, for this version's own agent only;
+        // the pack checks again once it is known.
+        const live = valueAt(props, "live");
+        return live !== false;
       });
       if (!putLive) {
         reportViolation(
@@ -51,7 +60,7 @@ export const productionGoesLiveByVersion: StackValidationPolicy = {
       }
     }
   },
-};
+});
 
 /** The three fallbacks: the field the program sets, and what it keeps going. */
 const FALLBACKS = [
@@ -60,7 +69,7 @@ const FALLBACKS = [
   ["transcriber.fallback", "the transcriber"],
 ] as const;
 
-export const productionFallbacks: ResourceValidationPolicy = {
+export const productionFallbacks: ResourceValidationPolicy = refusingUnknownParameters({
   name: "production-fallbacks",
   description:
     "A production agent declares a fallback model, voice and transcriber from another provider, so one provider's outage does not end its calls.",
@@ -73,11 +82,11 @@ export const productionFallbacks: ResourceValidationPolicy = {
     if (!inProduction(agent.urn, productionStacks)) return;
     for (const [path, what] of FALLBACKS) {
       const value = valueAt(agent.props, path);
-      if (value === UNKNOWN || (value !== undefined && value !== null)) continue;
+      if (value === NOT_YET_KNOWN || (value !== undefined && value !== null)) continue;
       reportViolation(
         `${agent.label}: ${path} is not set, so an outage of ${what}'s provider ends this production agent's calls: ` +
           `declare ${path} with another provider's ${path.startsWith("voice") ? "{ provider, voiceId }" : "{ model }"}.`,
       );
     }
   },
-};
+});

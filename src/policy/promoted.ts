@@ -6,7 +6,7 @@
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { inProduction, parameters, productionStacksParameter, subject } from "./common";
 import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
-import { UNKNOWN, valueAt } from "./values";
+import { NOT_YET_KNOWN, valueAt } from "./values";
 
 export const productionPromoted: ResourceValidationPolicy = {
   name: "production-promoted",
@@ -23,7 +23,7 @@ export const productionPromoted: ResourceValidationPolicy = {
     const pinned = valueAt(version.props, "pinnedVersion");
     if (pinned !== undefined) return;
     const promote = valueAt(version.props, "promote");
-    if (promote === UNKNOWN || (promote !== undefined && promote !== null)) return;
+    if (promote === NOT_YET_KNOWN || (promote !== undefined && promote !== null)) return;
     reportViolation(
       `${version.label} publishes its agent's configuration in production without \`promote\`: nothing ties it ` +
         "to what staging ran. Add `promote: { from: <the staging agent's id, e.g. a StackReference output>, " +

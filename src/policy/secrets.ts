@@ -4,54 +4,51 @@
  * prompt), a widget visitor, the dashboard and every published version, for good: a key pasted
  * into a prompt is a leaked key.
  *
- * The texts: the system prompt, the greeting, the eleven platform lines (`prompt` and `text` of
- * each), the display names, variables' default values; the widget's default variables and its
- * texts; knowledge-base text documents and descriptions; analysis groups' and items' descriptions.
+ * The texts: every string the resource's inputs hold (the system prompt, the greeting, the
+ * platform lines, variables, memory's instructions and labels, the widget's theme and default
+ * variables, knowledge-base documents and their urls, analysis items, ...), but for the short list
+ * of inputs that are no text ({@link NOT_TEXT}: ids, phone numbers, the provider's own inputs).
  * Detection is secretlint's recommended rule set (`@secretlint/secretlint-rule-preset-recommend`:
  * cloud keys, private keys, tokens of GitHub, Slack, OpenAI, Anthropic and others, credentials in
- * URLs and connection strings), not patterns of our own. A message shows the field and a masked
- * excerpt, never the secret. A text not known at preview is checked once it is known.
+ * URLs and connection strings), not patterns of our own. A message shows the field and where in it
+ * the credential starts (line, column), never any of its text: the field may be a Pulumi secret,
+ * which a policy cannot tell. A text not known at preview is checked once it is known.
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { type ResourceTypeName, subject } from "./common";
-import { type Field, fieldsAt, UNKNOWN } from "./values";
+import { refusingUnknownParameters, subject } from "./common";
+import { type Field, joinKey, type Plain } from "./values";
 
-/** The platform lines an Agent speaks, each with a `prompt` and a `text`. */
-export const PLATFORM_LINES = [
-  "conversation.silenceReminder.message",
-  "call.maxDurationMessage",
-  "call.endOnSilenceMessage",
-  "inbound.businessHoursClosedMessage",
-  "inbound.fallbackMessage",
-  "builtinTools.endCall.message",
-  "builtinTools.holdCall.acknowledgementMessage",
-  "builtinTools.holdCall.followUpMessage",
-  "builtinTools.holdCall.timeoutMessage",
-  "builtinTools.transferCall.busyMessage",
-  "builtinTools.transferCall.introMessage",
-] as const;
+/**
+ * The inputs (by key, at any depth) that are no text an agent carries: ids of other resources,
+ * phone numbers, and what the resource classes add for the provider (`__provider`, the content
+ * hash, the create marker, the widget's rotation trigger, which the service never sees).
+ */
+export const NOT_TEXT: ReadonlySet<string> = new Set([
+  "__provider",
+  "contentHash",
+  "createMarker",
+  "rotateKeyTrigger",
+  "adoptId",
+  "agentId",
+  "knowledgeBaseIds",
+  "analysisGroupIds",
+  "number",
+  "inboundPhone",
+  "inboundWhatsapp",
+]);
 
-/** The text fields of each resource type, as {@link fieldsAt} patterns. */
-export const TEXT_FIELDS: Record<ResourceTypeName, readonly string[]> = {
-  Agent: [
-    "name",
-    "systemPrompt",
-    "greeting.message",
-    ...PLATFORM_LINES.flatMap((line) => [`${line}.prompt`, `${line}.text`]),
-    "variables[].defaultValue",
-  ],
-  Widget: [
-    "name",
-    "defaultVariables.{}",
-    "theme.title",
-    "theme.subtitle",
-    "theme.welcomeMessage",
-    "theme.launcherLabel",
-  ],
-  KnowledgeBase: ["name", "description", "documents[].text"],
-  AnalysisGroup: ["name", "description", "items[].description"],
-  AgentVersion: [],
-};
+/**
+ * Every string in `props` outside {@link NOT_TEXT}, with its path as the program spells it; values
+ * not known yet are left out (checked once known).
+ */
+export function textFields(props: Plain, path = ""): Field[] {
+  if (typeof props === "string") return [{ path, value: props }];
+  if (Array.isArray(props)) return props.flatMap((v, i) => textFields(v, `${path}[${i}]`));
+  if (typeof props !== "object" || props === null) return [];
+  return Object.entries(props)
+    .filter(([key]) => !NOT_TEXT.has(key))
+    .flatMap(([key, v]) => textFields(v, joinKey(path, key)));
+}
 
 /** A credential found in a text field. */
 export interface SecretFinding {
@@ -61,8 +58,11 @@ export interface SecretFinding {
   kind: string;
   /** The secretlint rule that found it, e.g. `github`. */
   rule: string;
-  /** The text around it, every credential in it replaced by `****`. */
-  excerpt: string;
+  /**
+   * Where it starts in the field: `line 2, column 9`. No text around it is shown: the field may be
+   * a Pulumi secret (a policy cannot tell), and its neighbours may be secret too.
+   */
+  at: string;
 }
 
 interface SecretlintMessage {
@@ -97,9 +97,6 @@ export function secretlint(): Promise<Lint> {
   })();
   return linter;
 }
-
-/** Context shown each side of a credential in an excerpt. */
-const CONTEXT = 24;
 
 /**
  * The credentials in `fields` (strings; others are skipped). All texts are linted as one source,
@@ -142,46 +139,27 @@ export async function findSecrets(fields: readonly Field[]): Promise<SecretFindi
     const first = found[0] as SecretlintMessage;
     findings.push({
       path,
-      kind: kindOf(first.message),
+      kind: credentialKind(first.message),
       rule: first.ruleId.replace(/^@secretlint\/secretlint-rule-/, ""),
-      excerpt: maskedExcerpt(value, ranges),
+      at: position(value, Math.min(...ranges.map((r) => r[0]))),
     });
   }
   return findings;
 }
 
 /** `GitHub Token` from secretlint's masked message `found GitHub Token(****): ****`. */
-function kindOf(message: string): string {
+function credentialKind(message: string): string {
   const kind = /^found (?:an? )?([^(:]+)/.exec(message)?.[1]?.trim();
   return kind && !kind.includes("*") ? kind : "credential";
 }
 
-/** The text around the first range, every range replaced by `****`, on one line. */
-export function maskedExcerpt(text: string, ranges: readonly (readonly [number, number])[]): string {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const first = sorted[0];
-  if (!first) return "";
-  let masked = "";
-  let cursor = 0;
-  let firstAt = 0;
-  for (const [from, to] of sorted) {
-    if (from < cursor) {
-      cursor = Math.max(cursor, to);
-      continue;
-    }
-    masked += text.slice(cursor, from);
-    if (from === first[0]) firstAt = masked.length;
-    masked += "****";
-    cursor = to;
-  }
-  masked += text.slice(cursor);
-  const begin = Math.max(0, firstAt - CONTEXT);
-  const end = Math.min(masked.length, firstAt + 4 + CONTEXT);
-  const excerpt = `${begin > 0 ? "…" : ""}${masked.slice(begin, end)}${end < masked.length ? "…" : ""}`;
-  return excerpt.replace(/\s+/g, " ");
+/** `line L, column C` (both from 1) of `offset` in `text`. */
+export function position(text: string, offset: number): string {
+  const before = text.slice(0, offset).split("\n");
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
-export const noSecretsInAgentText: ResourceValidationPolicy = {
+export const noSecretsInAgentText: ResourceValidationPolicy = refusingUnknownParameters({
   name: "no-secrets-in-agent-text",
   description:
     "No credential (API key, token, private key, password in a URL) in a text an agent, its widget, " +
@@ -190,15 +168,12 @@ export const noSecretsInAgentText: ResourceValidationPolicy = {
   validateResource: async (args, reportViolation) => {
     const resource = subject(args, ["Agent", "Widget", "KnowledgeBase", "AnalysisGroup"]);
     if (!resource) return;
-    const fields = TEXT_FIELDS[resource.type]
-      .flatMap((pattern) => fieldsAt(resource.props, pattern))
-      .filter((f) => f.value !== UNKNOWN);
-    for (const finding of await findSecrets(fields)) {
+    for (const finding of await findSecrets(textFields(resource.props))) {
       reportViolation(
         `${resource.label}: ${finding.path} holds what looks like a ${finding.kind} (secretlint rule ` +
-          `${finding.rule}): "${finding.excerpt}". Remove it from the text and revoke it; keep credentials ` +
+          `${finding.rule}) at ${finding.at}. Remove it from the text and revoke it; keep credentials ` +
           "in the stack's secret configuration or the tool's own settings, never in text the agent carries.",
       );
     }
   },
-};
+});

@@ -27,10 +27,15 @@ export function stackOfUrn(urn: string): string {
   return match[1].split("/").pop() as string;
 }
 
-/** Whether `stack` matches one of `patterns` (globs over the whole name, `*` and `?` and `[…]`). */
+/**
+ * Whether `stack` matches one of `patterns` (globs over the whole name, `*` and `?` and `[…]`),
+ * whatever the case: `Prod-EU` is as much production as `prod-eu`.
+ */
 export function isProduction(
   stack: string,
   patterns: readonly string[] = DEFAULT_PRODUCTION_STACKS,
 ): boolean {
-  return patterns.some((pattern) => minimatch(stack, pattern, { nocomment: true, nonegate: true }));
+  return patterns.some((pattern) =>
+    minimatch(stack, pattern, { nocomment: true, nonegate: true, nocase: true }),
+  );
 }

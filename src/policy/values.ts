@@ -1,21 +1,21 @@
 /**
  * What every policy reads: a resource's inputs as plain values, with the values Pulumi does not
- * know yet (at preview, anything computed from another resource's outputs) kept as {@link UNKNOWN}
+ * know yet (at preview, anything computed from another resource's outputs) kept as {@link NOT_YET_KNOWN}
  * instead of the exception `@pulumi/policy` throws when one is touched; and the fields a policy
  * looks at, found by path and named as the program spells them (`variables[1].defaultValue`).
  */
 import { UnknownValueError } from "@pulumi/policy";
 
 /** A value not known yet: a policy never fails on it; the pack runs again once it is known. */
-export const UNKNOWN: unique symbol = Symbol("unknown");
-export type Unknown = typeof UNKNOWN;
+export const NOT_YET_KNOWN: unique symbol = Symbol("unknown");
+export type NotYetKnown = typeof NOT_YET_KNOWN;
 
-/** A resource input as the policy sees it: JSON, or {@link UNKNOWN} wherever it is not known yet. */
-export type Plain = string | number | boolean | null | Unknown | Plain[] | { [key: string]: Plain };
+/** A resource input as the policy sees it: JSON, or {@link NOT_YET_KNOWN} wherever it is not known yet. */
+export type Plain = string | number | boolean | null | NotYetKnown | Plain[] | { [key: string]: Plain };
 
 /**
  * The plain form of `@pulumi/policy`'s proxied properties. The proxy throws `UnknownValueError`
- * when an unknown value is read; here each such value becomes {@link UNKNOWN}.
+ * when an unknown value is read; here each such value becomes {@link NOT_YET_KNOWN}.
  */
 export function plain(value: unknown): Plain {
   if (value === null || value === undefined) return null;
@@ -37,7 +37,7 @@ function read(container: object, key: string | number): Plain {
   try {
     return plain((container as Record<string | number, unknown>)[key]);
   } catch (err) {
-    if (err instanceof UnknownValueError) return UNKNOWN;
+    if (err instanceof UnknownValueError) return NOT_YET_KNOWN;
     throw err;
   }
 }
@@ -57,7 +57,7 @@ export interface Field {
 /**
  * The fields at `pattern`, a dotted path where `[]` stands for every element of an array and `{}`
  * for every value of a map: `variables[].defaultValue`, `defaultVariables.{}`. Fields absent (or
- * `null`) are left out; a container not known yet yields one field whose value is {@link UNKNOWN}.
+ * `null`) are left out; a container not known yet yields one field whose value is {@link NOT_YET_KNOWN}.
  */
 export function fieldsAt(root: Plain, pattern: string): Field[] {
   const steps = pattern.match(/\[\]|\{\}|[^.[\]{}]+/g) ?? [];
@@ -65,7 +65,7 @@ export function fieldsAt(root: Plain, pattern: string): Field[] {
   for (const step of steps) {
     const next: Field[] = [];
     for (const { path, value } of found) {
-      if (value === UNKNOWN) {
+      if (value === NOT_YET_KNOWN) {
         next.push({ path, value });
       } else if (step === "[]") {
         if (Array.isArray(value)) {
@@ -90,7 +90,7 @@ export function joinKey(path: string, key: string): string {
   return `${path}[${JSON.stringify(key)}]`;
 }
 
-/** The one value at `path` (no `[]`/`{}`): `undefined` when absent, {@link UNKNOWN} when not known yet. */
+/** The one value at `path` (no `[]`/`{}`): `undefined` when absent, {@link NOT_YET_KNOWN} when not known yet. */
 export function valueAt(root: Plain, path: string): Plain | undefined {
   const [field] = fieldsAt(root, path);
   return field?.value;

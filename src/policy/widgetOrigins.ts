@@ -1,16 +1,24 @@
 /**
  * `widget-origins` (mandatory): the origins an active widget serves are its security boundary (any
  * page on them may use the public key and start conversations billed to the workspace). So an
- * active widget lists at least one origin; none is a wildcard; every one is `https://`, except
- * `http://localhost` and `http://127.0.0.1` (any port) outside production; and in production none
+ * active widget lists at least one origin; every one is what the service accepts (the spec's rule:
+ * the exact `https://host[:port]`, no wildcard, path or credentials, `http://` only for `localhost`
+ * and `127.0.0.1`, any port); and in production none
  * is a loopback, `localhost` or private-network origin (a production key would then work from any
  * developer's machine or an internal page). A paused widget serves nothing and is not checked.
  */
 import { BlockList, isIP } from "node:net";
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { inProduction, parameters, productionStacksParameter, subject } from "./common";
+import { originProblem } from "../spec/widget";
+import {
+  inProduction,
+  parameters,
+  productionStacksParameter,
+  refusingUnknownParameters,
+  subject,
+} from "./common";
 import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
-import { fieldsAt, UNKNOWN, valueAt } from "./values";
+import { fieldsAt, NOT_YET_KNOWN, valueAt } from "./values";
 
 /** Loopback, private, link-local and unique-local networks (RFC 1918, 6598, 3927, 4193, 4291). */
 const PRIVATE = new BlockList();
@@ -26,28 +34,25 @@ PRIVATE.addAddress("::", "ipv6");
 PRIVATE.addSubnet("fc00::", 7, "ipv6");
 PRIVATE.addSubnet("fe80::", 10, "ipv6");
 
-/** What is wrong with an origin, or `undefined` when it is fine; `production` applies the stricter rule. */
-export function originProblem(origin: string, production: boolean): string | undefined {
-  if (origin.includes("*")) return "is a wildcard: list each exact origin (`https://host[:port]`)";
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return "is not an origin (`https://host[:port]`)";
-  }
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+/**
+ * What is wrong with an origin, or `undefined` when it is fine: first the service's own rule (the
+ * spec's {@link originProblem}: the exact `https://host[:port]`, http only for localhost and
+ * 127.0.0.1, no wildcard, path or credentials), then, with `production`, the policy's own: no
+ * loopback, localhost or private-network origin. Phrased to follow the origin in a message.
+ */
+export function widgetOriginProblem(origin: string, production: boolean): string | undefined {
+  const refused = originProblem(origin);
+  if (refused !== null) return `is refused by the service: ${refused}`;
+  if (!production) return undefined;
+  const host = new URL(origin).hostname.replace(/^\[|\]$/g, "").toLowerCase();
   const local = host === "localhost" || host.endsWith(".localhost");
   const ip = isIP(host);
-  const internal = local || (ip !== 0 && PRIVATE.check(host, ip === 6 ? "ipv6" : "ipv4"));
-  if (production && internal) {
+  if (local || (ip !== 0 && PRIVATE.check(host, ip === 6 ? "ipv6" : "ipv4")))
     return "is a loopback, localhost or private-network origin, which a production widget must not serve: list the public https origins of your site";
-  }
-  if (url.protocol === "https:") return undefined;
-  if (url.protocol === "http:" && (host === "localhost" || host === "127.0.0.1")) return undefined;
-  return "is not https: serve the widget's pages over https (only `http://localhost` and `http://127.0.0.1` are accepted, outside production)";
+  return undefined;
 }
 
-export const widgetOrigins: ResourceValidationPolicy = {
+export const widgetOrigins: ResourceValidationPolicy = refusingUnknownParameters({
   name: "widget-origins",
   description:
     "An active widget lists the exact https origins that may use its public key: at least one, no wildcard, " +
@@ -58,9 +63,9 @@ export const widgetOrigins: ResourceValidationPolicy = {
     const widget = subject(args, ["Widget"]);
     if (!widget) return;
     const status = valueAt(widget.props, "status");
-    if (status === UNKNOWN || status === "paused") return;
+    if (status === NOT_YET_KNOWN || status === "paused") return;
     const origins = valueAt(widget.props, "allowedOrigins");
-    if (origins === UNKNOWN) return;
+    if (origins === NOT_YET_KNOWN) return;
     const { productionStacks } = parameters(args, { productionStacks: [...DEFAULT_PRODUCTION_STACKS] });
     const production = inProduction(widget.urn, productionStacks);
     if (!Array.isArray(origins) || origins.length === 0) {
@@ -73,8 +78,8 @@ export const widgetOrigins: ResourceValidationPolicy = {
     }
     for (const { path, value } of fieldsAt(widget.props, "allowedOrigins[]")) {
       if (typeof value !== "string") continue;
-      const problem = originProblem(value, production);
+      const problem = widgetOriginProblem(value, production);
       if (problem) reportViolation(`${widget.label}: ${path} "${value}" ${problem}.`);
     }
   },
-};
+});

@@ -179,6 +179,22 @@ describe("voice-agent-diff", () => {
     });
   });
 
+  test("a document made with --show-secrets is refused: its secrets would go into the comment", () => {
+    const preview = JSON.parse(readFileSync(BREAKING, "utf8"));
+    const widget = preview.steps.find((s: { urn: string }) => s.urn.endsWith("Widget::support-widget"));
+    expect(widget.oldState.outputs.publicKey).toBe("[secret]");
+    widget.oldState.outputs.publicKey = "pk_live_0123456789abcdef";
+    for (const args of [[], ["--drift"]]) {
+      const r = run(args, { input: JSON.stringify(preview) });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(
+        "was made with --show-secrets (the publicKey of Widget `support-widget` is shown)",
+      );
+      expect(r.stderr).not.toContain("pk_live");
+    }
+  });
+
   test("--drift: the refresh preview's shape, the credentials it lacks, the key never printed", () => {
     // A refresh preview of a stack holding no voice-agent resource: nothing to read.
     const empty = JSON.stringify({

@@ -128,6 +128,24 @@ describe("voice-agent-diff report", () => {
     expect(renderReport(preview)).toContain("- **warning** `b`: voice 'x' will be withdrawn");
   });
 
+  test("text from the engine goes into Markdown escaped: no markup, no HTML, one line", () => {
+    const preview = fixture("rollback-label");
+    preview.diagnostics = [
+      {
+        severity: "error",
+        message:
+          "bad <img src=x onerror=alert(1)> **bold** [link](https://evil.example) `code` a|b\n# heading",
+        urn: "urn:a::b",
+      },
+    ];
+    expect(renderReport(preview, { title: "Voice agents: *prod*" })).toContain(
+      "- **error** `b`: bad \\<img src=x onerror=alert(1)\\> \\*\\*bold\\*\\* \\[link\\](https://evil.example) \\`code\\` a\\|b \\# heading",
+    );
+    expect(renderReport(preview, { title: "Voice agents: *prod*" })).toMatch(
+      /^### Voice agents: \\\*prod\\\*\n/,
+    );
+  });
+
   describe("two agents in one stack: each version is matched to its own agent", () => {
     test("an agent changed (publishes 7) and an agent added (publishes its first version, 0)", () => {
       const md = renderReport(fixture("two-agents-add"));

@@ -91,7 +91,9 @@ describe("values unknown at preview never fail a policy", () => {
       args("Widget", { allowedOrigins: [UNKNOWN_SENTINEL, "http://example.com"] }),
     );
     expect(found).toEqual([
-      expect.stringMatching(/allowedOrigins\[1\] "http:\/\/example\.com" is not https/),
+      expect.stringMatching(
+        /allowedOrigins\[1\] "http:\/\/example\.com" is refused by the service: must use https/,
+      ),
     ]);
   });
 });
@@ -175,5 +177,83 @@ describe("production-goes-live-by-version", () => {
     expect(check(resources)).toEqual([
       expect.stringMatching(/^Agent "orphan" has no AgentVersion putting it live/),
     ]);
+  });
+
+  test("an AgentVersion whose live is unknown counts for its own agent only", () => {
+    const a = resource("Agent", "a", { name: "A", agentId: "agt_a" });
+    const b = resource("Agent", "b", { name: "B", agentId: "agt_b" });
+    const resources = [
+      a,
+      b,
+      resource("AgentVersion", "a-live", { agentId: "agt_a", live: UNKNOWN_SENTINEL }),
+    ];
+    expect(check(resources)).toEqual([
+      expect.stringMatching(/^Agent "b" has no AgentVersion putting it live/),
+    ]);
+  });
+});
+
+describe("the configuration file", () => {
+  test("a misspelt parameter is refused, naming it and the policy's parameters", async () => {
+    const agent = { call: { maxDurationMinutes: 30 } };
+    await expect(run(callDurationLimit, args("Agent", agent, "dev", { maxMinute: 20 }))).rejects.toThrow(
+      'call-duration-limit: unknown parameter "maxMinute" in the policy pack configuration (its parameters: maxMinutes)',
+    );
+    // Checked whatever the resource: a stack whose resources the policy does not check still hears of it.
+    await expect(
+      run(widgetOrigins, args("KnowledgeBase", {}, "dev", { productionStack: ["live"] })),
+    ).rejects.toThrow('widget-origins: unknown parameter "productionStack"');
+    await expect(run(noSecretsInAgentText, args("Agent", {}, "dev", { pattern: "x" }))).rejects.toThrow(
+      'no-secrets-in-agent-text: unknown parameter "pattern" in the policy pack configuration (it takes none)',
+    );
+    expect(() =>
+      productionGoesLiveByVersion.validateStack(
+        {
+          resources: [],
+          getConfig: <T extends object>() => ({ productionStacks: [], extra: 1 }) as T,
+        } as unknown as StackValidationArgs,
+        () => undefined,
+      ),
+    ).toThrow('production-goes-live-by-version: unknown parameter "extra"');
+  });
+});
+
+describe("no-secrets-in-agent-text reads every text", () => {
+  const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+  const paths = async (type: Type, props: Record<string, unknown>) =>
+    (await run(noSecretsInAgentText, args(type, props))).map((m) => /: (\S+) holds/.exec(m)?.[1]);
+
+  test("memory texts, the language switch trigger, document urls, the widget's logo url", async () => {
+    expect(
+      await paths("Agent", {
+        memory: { labelInstructions: `label with ${token}`, fields: [{ key: "k", label: `L ${token}` }] },
+        language: { default: "en-IN", switchTrigger: `say ${token}` },
+      }),
+    ).toEqual(["memory.labelInstructions", "memory.fields[0].label", "language.switchTrigger"]);
+    expect(
+      await paths("KnowledgeBase", {
+        documents: [{ name: "d", url: "https://bob:s3cretpass@docs.example.com/x" }],
+      }),
+    ).toEqual(["documents[0].url"]);
+    expect(
+      await paths("Widget", { theme: { logoUrl: "https://bob:s3cretpass@cdn.example.com/logo.png" } }),
+    ).toEqual(["theme.logoUrl"]);
+  });
+
+  test("ids and the provider's own inputs are not text", async () => {
+    expect(
+      await paths("Agent", { __provider: `code ${token}`, knowledgeBaseIds: [token], adoptId: token }),
+    ).toEqual([]);
+  });
+
+  test("the message shows where the credential is, not the text around it (the field may be a secret)", async () => {
+    const [message] = await run(
+      noSecretsInAgentText,
+      args("Agent", { systemPrompt: `## Agent Purpose\nDoor code 4471. Deploy with ${token} now.` }),
+    );
+    expect(message).toContain("systemPrompt holds what looks like a GitHub Token");
+    expect(message).toContain("at line 2, column 29");
+    expect(message).not.toContain("4471");
+    expect(message).not.toContain("now");
   });
 });

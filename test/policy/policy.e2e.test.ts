@@ -141,17 +141,18 @@ describe("a non-production stack", () => {
 
     expect(violations(preview, "no-secrets-in-agent-text").sort()).toEqual([
       expect.stringMatching(
-        /^mandatory faq: KnowledgeBase "faq": documents\[1\]\.text holds what looks like a GitHub Token .*"Deploy token \*\*\*\* for the bot\."/,
+        /^mandatory faq: KnowledgeBase "faq": documents\[1\]\.text holds what looks like a GitHub Token \(secretlint rule github\) at line 1, column 14\. /,
       ),
       expect.stringMatching(
-        /^mandatory support: Agent "support": builtinTools\.transferCall\.busyMessage\.text holds what looks like a PostgreSQL connection string .*"Busy\. DB \*\*\*\*"/,
+        /^mandatory support: Agent "support": builtinTools\.transferCall\.busyMessage\.text holds what looks like a PostgreSQL connection string .* at line 1, column \d+\. /,
       ),
       expect.stringMatching(
-        /^mandatory support: Agent "support": systemPrompt holds what looks like a slack token .*Slack: \*\*\*\*"/,
+        /^mandatory support: Agent "support": systemPrompt holds what looks like a slack token .* at line 2, column 24\. /,
       ),
     ]);
-    // Never the secret itself, anywhere in the output.
-    for (const secret of [GITHUB_TOKEN, SLACK_TOKEN, "hunter2pass"]) expect(text).not.toContain(secret);
+    // Never the secret itself, nor the text around it, anywhere in the output.
+    for (const secret of [GITHUB_TOKEN, SLACK_TOKEN, "hunter2pass", "for the bot"])
+      expect(text).not.toContain(secret);
 
     expect(violations(preview, "widget-origins")).toEqual([
       expect.stringMatching(/^mandatory site: Widget "site": allowedOrigins lists no origin/),
@@ -213,6 +214,22 @@ describe("a non-production stack", () => {
       ),
     ]);
     expect(output(failed)).not.toMatch(/no-secrets-in-agent-text|widget-origins|recording-disclosure/);
+
+    // A misspelt parameter fails the preview, naming it; a misspelt policy name is dropped by the
+    // engine (docs/policy.md): "recordng-disclosure" does not make recording-disclosure mandatory.
+    const misspelt = packConfig(app, "misspelt.json", {
+      "no-secrets-in-agent-text": "disabled",
+      "widget-origins": "disabled",
+      "call-duration-limit": { maxMinute: 60 },
+      "recordng-disclosure": "mandatory",
+    });
+    const refused = await app.pulumi(["preview", "--policy-pack", PACK, "--policy-pack-config", misspelt], {
+      allowFailure: true,
+    });
+    expect(refused.code).not.toBe(0);
+    expect(output(refused)).toContain(
+      'call-duration-limit: unknown parameter "maxMinute" in the policy pack configuration (its parameters: maxMinutes)',
+    );
   }, 180_000);
 });
 
@@ -313,7 +330,7 @@ new va.Agent("support", {
   );
   expect(violations(preview, "no-secrets-in-agent-text")).toEqual([
     expect.stringMatching(
-      /^mandatory support: Agent "support": greeting\.message holds what looks like a slack token .*"Hi! Slack \*\*\*\*"/,
+      /^mandatory support: Agent "support": greeting\.message holds what looks like a slack token .* at line 1, column 11\. /,
     ),
   ]);
   expect(violations(preview, "call-duration-limit")).toHaveLength(1);

@@ -6,16 +6,16 @@
 
 import { unknownCheckingProxy } from "@pulumi/policy";
 import { describe, expect, test } from "vitest";
-import { findSecrets, maskedExcerpt, TEXT_FIELDS } from "../../src/policy/secrets";
+import { findSecrets, position, textFields } from "../../src/policy/secrets";
 import { isProduction, stackOfUrn } from "../../src/policy/stacks";
-import { fieldsAt, inputs, UNKNOWN, valueAt } from "../../src/policy/values";
-import { originProblem } from "../../src/policy/widgetOrigins";
+import { fieldsAt, inputs, NOT_YET_KNOWN, valueAt } from "../../src/policy/values";
+import { widgetOriginProblem } from "../../src/policy/widgetOrigins";
 
 // How the engine sends a value unknown at preview (any type).
 const UNKNOWN_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 describe("values", () => {
-  test("unknown values become UNKNOWN instead of throwing, at any depth", () => {
+  test("unknown values become NOT_YET_KNOWN instead of throwing, at any depth", () => {
     const props = inputs(
       unknownCheckingProxy({
         systemPrompt: UNKNOWN_SENTINEL,
@@ -23,11 +23,11 @@ describe("values", () => {
         call: { maxDurationMinutes: 12 },
       }),
     );
-    expect(props.systemPrompt).toBe(UNKNOWN);
+    expect(props.systemPrompt).toBe(NOT_YET_KNOWN);
     expect(valueAt(props, "call.maxDurationMinutes")).toBe(12);
     expect(fieldsAt(props, "variables[].defaultValue")).toEqual([
       { path: "variables[0].defaultValue", value: "x" },
-      { path: "variables[1]", value: UNKNOWN },
+      { path: "variables[1]", value: NOT_YET_KNOWN },
     ]);
   });
 
@@ -50,20 +50,36 @@ describe("values", () => {
 });
 
 describe("secrets", () => {
-  test("the Agent's texts: prompt, greeting, the eleven platform lines (prompt and text), variables", () => {
-    const lines = TEXT_FIELDS.Agent.filter((p) => p.endsWith(".prompt") || p.endsWith(".text"));
-    expect(lines).toHaveLength(22);
-    expect(TEXT_FIELDS.Agent).toEqual(
-      expect.arrayContaining(["systemPrompt", "greeting.message", "variables[].defaultValue"]),
+  test("every string is a text, at any depth, but ids, phone numbers and the provider's inputs", () => {
+    const props = inputs(
+      unknownCheckingProxy({
+        systemPrompt: "p",
+        builtinTools: {
+          endCall: { message: { mode: "custom", text: "bye" } },
+          transferCall: { numbers: [{ number: "+15550100" }] },
+        },
+        knowledgeBaseIds: ["kb_1"],
+        __provider: "code",
+        variables: [{ key: "k", defaultValue: "v" }],
+        call: { maxDurationMinutes: 3 },
+        greeting: UNKNOWN_SENTINEL,
+      }),
     );
+    expect(textFields(props).map((f) => f.path)).toEqual([
+      "systemPrompt",
+      "builtinTools.endCall.message.mode",
+      "builtinTools.endCall.message.text",
+      "variables[0].key",
+      "variables[0].defaultValue",
+    ]);
   });
 
-  test("each credential is reported on its field with a masked excerpt; plain text is not", async () => {
+  test("each credential is reported on its field with where it starts; plain text is not", async () => {
     const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
     const key = `sk-ant-api03-${"a".repeat(93)}AA`;
     const findings = await findSecrets([
       { path: "systemPrompt", value: "## Agent Purpose\nHelp with orders. Never share account numbers." },
-      { path: "greeting.message", value: UNKNOWN },
+      { path: "greeting.message", value: NOT_YET_KNOWN },
       { path: "variables[1].defaultValue", value: `use ${token} here` },
       {
         path: "builtinTools.endCall.message.text",
@@ -74,18 +90,12 @@ describe("secrets", () => {
       ["variables[1].defaultValue", "github"],
       ["builtinTools.endCall.message.text", "anthropic"],
     ]);
-    expect(findings[0]?.excerpt).toBe("use **** here");
-    expect(findings[1]?.excerpt).toBe("Bye. **** and ****/x");
-    for (const f of findings) {
-      expect(f.excerpt).not.toContain(token);
-      expect(f.excerpt).not.toContain("s3cret");
-      expect(f.excerpt).not.toContain("api03");
-    }
+    expect(findings.map((f) => f.at)).toEqual(["line 1, column 5", "line 1, column 6"]);
   });
 
-  test("excerpts keep some context, on one line", () => {
-    const text = `${"a".repeat(40)}\nSECRET${"b".repeat(40)}`;
-    expect(maskedExcerpt(text, [[41, 47]])).toBe(`…${"a".repeat(23)} ****${"b".repeat(24)}…`);
+  test("positions count lines and columns from 1", () => {
+    expect(position("ab\ncd SECRET", 6)).toBe("line 2, column 4");
+    expect(position("SECRET", 0)).toBe("line 1, column 1");
   });
 });
 
@@ -95,6 +105,11 @@ describe("stacks", () => {
       "prod-eu",
     );
     expect(() => stackOfUrn("support")).toThrow(/not a Pulumi resource URN/);
+  });
+
+  test("stack names match whatever their case", () => {
+    for (const s of ["Prod", "PROD-EU", "Production"]) expect(isProduction(s)).toBe(true);
+    expect(isProduction("Live-EU", ["live-*"])).toBe(true);
   });
 
   test("production by glob, default prod, prod-*, production, production-*", () => {
@@ -113,19 +128,29 @@ describe("widget origins", () => {
       "http://localhost:3000",
       "http://127.0.0.1",
     ]) {
-      expect(originProblem(o, false)).toBeUndefined();
+      expect(widgetOriginProblem(o, false)).toBeUndefined();
     }
-    expect(originProblem("https://10.0.0.5", false)).toBeUndefined();
-    expect(originProblem("*", false)).toMatch(/wildcard/);
-    expect(originProblem("https://*.example.com", false)).toMatch(/wildcard/);
-    expect(originProblem("http://example.com", false)).toMatch(/not https/);
-    expect(originProblem("http://192.168.1.4", false)).toMatch(/not https/);
-    expect(originProblem("example.com", false)).toMatch(/not an origin/);
+    expect(widgetOriginProblem("https://10.0.0.5", false)).toBeUndefined();
+    expect(widgetOriginProblem("*", false)).toMatch(/wildcards are not allowed/);
+    expect(widgetOriginProblem("https://*.example.com", false)).toMatch(/wildcards are not allowed/);
+    expect(widgetOriginProblem("http://example.com", false)).toMatch(/must use https/);
+    expect(widgetOriginProblem("http://192.168.1.4", false)).toMatch(/must use https/);
+    expect(widgetOriginProblem("example.com", false)).toMatch(/not an origin/);
+  });
+
+  test("the service's own rules first: the exact origin, no path, no credentials", () => {
+    expect(widgetOriginProblem("https://shop.example.com/cart", false)).toMatch(
+      /refused by the service: must be the exact origin 'https:\/\/shop\.example\.com'/,
+    );
+    expect(widgetOriginProblem("https://bob:pw@shop.example.com", true)).toMatch(
+      /must not carry credentials/,
+    );
+    expect(widgetOriginProblem("ftp://shop.example.com", false)).toMatch(/the scheme must be https/);
   });
 
   test("in production: no loopback, localhost or private-network origin", () => {
-    expect(originProblem("https://www.example.com", true)).toBeUndefined();
-    expect(originProblem("https://8.8.8.8", true)).toBeUndefined();
+    expect(widgetOriginProblem("https://www.example.com", true)).toBeUndefined();
+    expect(widgetOriginProblem("https://8.8.8.8", true)).toBeUndefined();
     for (const o of [
       "http://localhost:3000",
       "http://127.0.0.1",
@@ -137,8 +162,8 @@ describe("widget origins", () => {
       "https://[::1]",
       "https://[fd00::1]",
     ]) {
-      expect(originProblem(o, true), o).toMatch(/loopback, localhost or private-network/);
+      expect(widgetOriginProblem(o, true), o).toMatch(/loopback, localhost or private-network/);
     }
-    expect(originProblem("https://172.32.0.1", true)).toBeUndefined();
+    expect(widgetOriginProblem("https://172.32.0.1", true)).toBeUndefined();
   });
 });
