@@ -122,6 +122,17 @@ describe("promote", () => {
     expect(outs.promotion.configDigest).toBe(staging.outs.configDigest);
     expect(prod.outs.configDigest).toBe(staging.outs.configDigest);
     expect(outs.notes).toContain(`Promoted from agent ${staging.id} version 0`);
+    // A later change that publishes in place (update) is enforced the same way: production's
+    // draft now holds another prompt, and nothing is published or put live.
+    const changed = await agents.update(prod.id, prod.outs, {
+      ...prod.inputs,
+      systemPrompt: PROMPT.replace("order number", "order id"),
+    });
+    const next = versionInputs(changed.outs as Record<string, any>, { promote: { from: staging.id } });
+    await expect(versions.update(created.id, outs, next)).rejects.toThrow(
+      /systemPrompt: staging line 4: "Ask for the order number\.", production line 4: "Ask for the order id\."[\s\S]*Nothing was published or put live/,
+    );
+    expect((await client.agents.get(prod.id, { version: "live" })).version).toBe(outs.version);
     // A no-op preview of the promoted version reads nothing.
     await clearRequestLog(emu);
     expect(reasons(await versions.check(checked.inputs, inputs))).toEqual([]);
