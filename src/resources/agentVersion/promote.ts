@@ -19,6 +19,7 @@ import { CALL_ORIGINS, isFinishedCallStatus } from "../../spec/calls";
 import { namesOf } from "../agent/names";
 import {
   AGENT_FIELDS,
+  type AttachmentNames,
   attachedIds,
   configDigest,
   type Difference,
@@ -162,7 +163,8 @@ async function stagingClient(ctx: ProviderContext, promote: Promote): Promise<Vo
 interface Staging {
   live: AgentDetailT;
   liveSince: string | undefined;
-  portable: JsonObject;
+  /** Its configuration (program spelling, ids of staging's workspace). */
+  config: JsonObject;
 }
 
 /** A refusal the user acts on from its message. */
@@ -201,9 +203,8 @@ async function readStaging(c: VoiceAgentClient, promote: Promote): Promise<Stagi
       );
     throw err;
   }
-  const names = await namesOf(c, attachedIds(fullConfig(live)));
   const liveSince = await wentLive(c, promote.from, live.version);
-  return { live, liveSince, portable: portableConfig(fullConfig(live), names) };
+  return { live, liveSince, config: fullConfig(live) };
 }
 
 /** The share of counted calls whose analysis holds a value, against its bound. */
@@ -363,9 +364,17 @@ export async function evaluate(
     throw err;
   }
   const ignore = promote.ignore ?? [];
-  const prodNames = await namesOf(own, attachedIds(production));
+  // Names of knowledge bases and analysis groups: one listing per kind when both are one workspace.
+  const [stagingIds, prodIds] = [attachedIds(staging.config), attachedIds(production)];
+  const [stagingNames, prodNames] =
+    c === own
+      ? await namesOf(own, {
+          knowledgeBases: [...stagingIds.knowledgeBases, ...prodIds.knowledgeBases],
+          analysisGroups: [...stagingIds.analysisGroups, ...prodIds.analysisGroups],
+        }).then((names): [AttachmentNames, AttachmentNames] => [names, names])
+      : await Promise.all([namesOf(c, stagingIds), namesOf(own, prodIds)]);
   const prod = withoutPaths(portableConfig(production, prodNames), ignore);
-  const full = withoutPaths(staging.portable, ignore);
+  const full = withoutPaths(portableConfig(staging.config, stagingNames), ignore);
   const compared = complete ? full : (observe(AGENT_FIELDS, full, prod) as JsonObject);
   const found = differences(compared, prod);
   const proof = await measure(c, promote, staging, configDigest(full));
