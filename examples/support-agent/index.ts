@@ -3,7 +3,8 @@
  * same program with each stack's own voice, phone number and release label (Pulumi.<stack>.yaml).
  * Prod is deployed with the package's policy pack (docs/policy.md), which it passes clean:
  * `pulumi up -s prod --policy-pack node_modules/pulumi-voice-agent/policy`. So prod records calls
- * and says so in the greeting, and has a fallback model, voice and transcriber.
+ * and says so in the greeting, and has a fallback model, voice and transcriber. Prod is promoted from
+ * dev (`promoteFrom` in Pulumi.prod.yaml): it publishes only what dev's live version runs.
  */
 import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
@@ -47,12 +48,36 @@ const agent = new va.Agent("support", {
   numbers: { inboundPhone: config.require("inboundPhone") },
 });
 
+// Prod goes live only with what dev runs (docs/gitops.md, "Promoting staging to production"): the
+// same configuration but for what is meant to differ per environment, once dev's live version has
+// soaked and answered enough callers, few of them unhappy. Dev's agent id comes from its stack.
+const promoteFrom = config.get("promoteFrom");
 const live = new va.AgentVersion("support-live", {
   agent,
   label: config.require("releaseLabel"),
   notes: config.get("releaseNotes") ?? `Deployed to ${stack}.`,
+  ...(promoteFrom
+    ? {
+        promote: {
+          from: new pulumi.StackReference(promoteFrom).requireOutput("agentId") as pulumi.Output<string>,
+          soakMinutes: config.getNumber("promoteSoakMinutes") ?? 60,
+          minCalls: config.getNumber("promoteMinCalls") ?? 20,
+          rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 }],
+          ignore: [
+            "name",
+            "greeting",
+            "voice",
+            "call.recordingEnabled",
+            "builtinTools.transferCall.numbers",
+            "numbers",
+          ],
+        },
+      }
+    : {}),
 });
 
 export const agentId = agent.agentId;
 export const liveVersion = live.version;
 export const dashboardUrl = agent.dashboardUrl;
+// What prod promoted (null in dev, which promotes nothing).
+export const promotedFrom = live.promotion.apply((p) => p ?? null);

@@ -51,7 +51,14 @@ describe("examples", () => {
       config,
     });
     try {
-      const prod = await dev.withStack("prod", config);
+      // Prod is promoted from dev (Pulumi.prod.yaml): dev's version has just gone live and taken no
+      // calls, so the soak and the calls asked for are lowered here (test/e2e/promote.e2e.test.ts
+      // holds prod back on them).
+      const prod = await dev.withStack("prod", {
+        ...config,
+        "support-agent:promoteSoakMinutes": "0",
+        "support-agent:promoteMinCalls": "0",
+      });
       await record(dev, "support-agent-create");
       await dev.upAndSettle({ quiet: true });
       // Prod is deployed with the package's policy pack, as its program says, and passes it clean.
@@ -73,6 +80,8 @@ describe("examples", () => {
       expect(prodAgent.numbers.inbound_phone).toBe("+918065550102");
       expect(prodAgent.label).toBe("2026.11.1");
       expect(prodAgent.call.recording_enabled).toBe(true);
+      expect(prodAgent.system_prompt).toBe(devAgent.system_prompt);
+      expect((await prod.outputs()).promotedFrom).toMatchObject({ fromAgentId: devAgent.id, fromVersion: 0 });
       for (const stack of [dev, prod]) expect(await stack.exportState(true)).not.toContain(DEFAULT_API_KEY);
 
       // A prompt change: the Agent updates, the AgentVersion updates in place to a newly published version.
