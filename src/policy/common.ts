@@ -1,5 +1,5 @@
 /**
- * What the six policies share: the resource types they read, a policy's parameters with their
+ * What the policies share: the resource types they read, a policy's parameters with their
  * defaults filled in, and how a violation names the resource it is about.
  */
 import type {
