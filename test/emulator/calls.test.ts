@@ -944,6 +944,17 @@ describe("POST /_emulator/calls (real traffic)", () => {
       from_number: "+919800000001",
     });
     expect([numbers.status, reason(numbers)]).toEqual([400, "invalid_request"]);
+    const both = await api.control("POST", "/_emulator/calls", {
+      agent_id: agent.id,
+      direction: "inbound",
+      version: 0,
+      agent_version_id: agent.version_id,
+    });
+    expect([both.status, both.body.code, both.body.detail.param]).toEqual([
+      400,
+      "invalid_request",
+      "agent_version_id",
+    ]);
     const outbound = await api.control("POST", "/_emulator/calls", {
       agent_id: agent.id,
       direction: "outbound",
