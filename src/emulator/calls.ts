@@ -312,10 +312,13 @@ export function eventPlan(call: CallRecord): { type: CallEventType; stage: keyof
   return plan;
 }
 
+/** Longest recording the emulator produces, in seconds (a longer call's audio is cut there). */
+export const MAX_RECORDING_SECONDS = 600;
+
 /** A 16-bit mono 8 kHz WAV of `seconds` (a quiet 440 Hz tone): the emulator's recording. */
 export function wavOf(seconds: number): Buffer {
   const rate = 8000;
-  const samples = Math.max(1, Math.round(Math.min(seconds, 3600) * rate));
+  const samples = Math.max(1, Math.round(Math.min(seconds, MAX_RECORDING_SECONDS) * rate));
   const data = samples * 2;
   const buf = Buffer.alloc(44 + data);
   buf.write("RIFF", 0, "ascii");
@@ -348,7 +351,7 @@ export class CallRuntime {
   private readonly inFlight = new Set<AbortController>();
   private generation = 0;
   private closed = false;
-  private agent = new Agent({ keepAliveTimeout: 1_000 });
+  private readonly dispatcher = new Agent({ keepAliveTimeout: 1_000 });
   /** Calls that may still be on the line. */
   private onLine: CallRecord[] = [];
 
@@ -396,7 +399,7 @@ export class CallRuntime {
   async close(): Promise<void> {
     this.closed = true;
     this.cancelAll();
-    await this.agent.destroy();
+    await this.dispatcher.destroy();
   }
 
   private cancelAll(): void {
@@ -484,7 +487,7 @@ export class CallRuntime {
     try {
       const res = await request(url, {
         method: "POST",
-        dispatcher: this.agent,
+        dispatcher: this.dispatcher,
         signal: ctl.signal,
         headers: { "content-type": "application/json", "user-agent": "voice-agent-emulator" },
         body: JSON.stringify(ev),
