@@ -3,7 +3,8 @@
  * same program with each stack's own voice, phone number and release label (Pulumi.<stack>.yaml).
  * Prod is deployed with the package's policy pack (docs/policy.md), which it passes clean:
  * `pulumi up -s prod --policy-pack node_modules/pulumi-voice-agent/policy`. So prod records calls
- * and says so in the greeting, and has a fallback model, voice and transcriber.
+ * and says so in the greeting, and has a fallback model, voice and transcriber. Prod also has a test
+ * line (`testCallNumber`): each new version goes live only after a test call to it passes.
  */
 import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
@@ -47,12 +48,33 @@ const agent = new va.Agent("support", {
   numbers: { inboundPhone: config.require("inboundPhone") },
 });
 
+// A stack with a test line (prod) puts a version live only after a test call to it passes: the
+// call is pinned to the new version while the earlier one keeps answering customers
+// (docs/deploys.md, "Verified go-live").
+const testCallNumber = config.get("testCallNumber");
 const live = new va.AgentVersion("support-live", {
   agent,
   label: config.require("releaseLabel"),
   notes: config.get("releaseNotes") ?? `Deployed to ${stack}.`,
+  verify: testCallNumber
+    ? {
+        calls: [
+          {
+            toNumber: testCallNumber,
+            variables: { order_id: "TEST-1001" },
+            metadata: { purpose: "go-live check" },
+            expect: {
+              status: "completed",
+              analysis: { "Default Analysis": { "User Sentiment": ["positive", "neutral"] } },
+            },
+          },
+        ],
+        timeoutSeconds: 300,
+      }
+    : undefined,
 });
 
 export const agentId = agent.agentId;
 export const liveVersion = live.version;
 export const dashboardUrl = agent.dashboardUrl;
+export const verification = live.verification;
