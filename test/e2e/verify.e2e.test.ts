@@ -7,12 +7,17 @@
  * while its calls run, then recovered (still one call per check); a verified rollback (pinned);
  * and a change of `verify` alone on a live version (no call, no diff after).
  */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { parseEventStream } from "../../src/gitops/events";
+import { renderReport } from "../../src/gitops/report";
+import { preview as recordedPreview } from "../gitops/previews";
 import { recoverAfterKill, spawnPulumi } from "../reliability/support";
 import { clearRequestLog, controlCall, requestLog } from "../support/control";
-import { PulumiProject } from "../support/pulumi";
+import { PulumiProject, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
@@ -74,6 +79,23 @@ export const verification = version.verification;
 `;
 }
 
+/**
+ * Keeps the event log of a run for the report's tests (test/fixtures/runs) when RECORD_PREVIEWS is
+ * set: the engine's events without its debug lines, the emulator's address made constant.
+ */
+function recordRun(file: string, name: string, url: string): void {
+  if (!process.env.RECORD_PREVIEWS) return;
+  const dir = path.join(REPO_ROOT, "test/fixtures/runs");
+  mkdirSync(dir, { recursive: true });
+  const kept = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !/"severity":"debug"/.test(line));
+  writeFileSync(
+    path.join(dir, `${name}.jsonl`),
+    `${kept.join("\n").replaceAll(url, "http://127.0.0.1:8787")}\n`,
+  );
+}
+
 const prompt = (n: number) => `## Agent Purpose\nHelp customers with orders (revision ${n}).`;
 
 beforeAll(async () => {
@@ -87,9 +109,9 @@ describe("AgentVersion verify through the real engine", () => {
   let p: PulumiProject;
   let agentId: string;
   const live = async () => (await api(`/v1/agents/${agentId}`)).live_version as number | null;
-  const failure = async (o: Options) => {
+  const failure = async (o: Options, args: string[] = []) => {
     p.setProgram(program(o));
-    const r = await p.up({ allowFailure: true });
+    const r = await p.up({ allowFailure: true, args });
     expect(r.code).not.toBe(0);
     return r.stdout + r.stderr;
   };
@@ -159,7 +181,19 @@ describe("AgentVersion verify through the real engine", () => {
 
   test("a failure on a status keeps the earlier version live; a retried up places no second call; attempt re-runs", async () => {
     await outcomes([{ match: { to_number: CALLER_A }, status: "no_answer" }]);
-    const text = await failure({ prompt: prompt(1) });
+    // The preview says what the up will place; the up's event log carries the failure to the report.
+    p.setProgram(program({ prompt: prompt(1) }));
+    const planned = renderReport(await recordedPreview(p, "verify-prompt-change", emu.url));
+    expect(planned).toContain(
+      `places **2 test calls** pinned to it, to \`${CALLER_A}\` and \`${CALLER_B}\`; it goes live only if every expectation holds`,
+    );
+    const events = path.join(p.dir, "up-events.jsonl");
+    const text = await failure({ prompt: prompt(1) }, ["--event-log", events]);
+    const report = renderReport(parseEventStream(readFileSync(events, "utf8")));
+    const section = report.slice(report.indexOf("AgentVersion `support-live`"));
+    expect(section).toContain("**Verification failed**: the version did not go live.");
+    expect(section).toContain('status: expected "completed", got "no_answer"');
+    recordRun(events, "verify-failed-up", emu.url);
     const failed = (await callsOf(agentId)).find((c) => c.agent_version === 1 && c.to_number === CALLER_A);
     expect(failed.status).toBe("no_answer");
     expect(text).toContain(`Verification of version 1 of agent ${agentId} failed: 1 of 2 test calls`);
