@@ -90,7 +90,7 @@ describe("examples", () => {
       });
       expect((await dev.outputs()).verification).toBeUndefined();
 
-      // A prompt change: the Agent updates, the AgentVersion is replaced by a newly published one.
+      // A prompt change: the Agent updates, the AgentVersion updates in place to a newly published version.
       const prompt = path.join(dev.dir, "prompt.md");
       writeFileSync(
         prompt,
