@@ -10,6 +10,9 @@
  *   or the draft the Agent wrote, published (under `If-Match`) or reused when a published version
  *   already holds it; then put it live unless it already is.
  * - `update` otherwise changes label and notes in place, and moves the live pointer back when asked.
+ * - With `verify`, a version goes live only after its test calls pass (`verify.ts`): the hook sits
+ *   where `create` and `update` put a version live; a failure fails the step before the live
+ *   pointer moves. A change of `verify` alone is recorded without a request to the calls.
  * - `read` (refresh) shows a live pointer moved outside Pulumi as drift. It reads the version the
  *   state records (`version`), not the id: the id, `<agentId>/<version>`, names the version chosen
  *   at create and stays when an update chooses another.
@@ -21,11 +24,12 @@ import type { AgentDetailT, VoiceAgentClient } from "../../client";
 import { ApiError } from "../../client/errors";
 import { unlessGone } from "../../provider/gone";
 import { unknownInputs } from "../../provider/managed";
-import { dropUndefined } from "../../provider/normalize";
+import { deepEqual, dropUndefined } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
 import { configurationDigest, reuseCandidates } from "./reuse";
+import { Verification, VerifySpec, verifyBeforeLive, verifyFailures } from "./verify";
 
 /** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
 const OWN_INPUTS = [
@@ -42,6 +46,7 @@ const OWN_INPUTS = [
   "notes",
   "live",
   "pinnedVersion",
+  "verify",
 ] as const;
 
 /** The inputs after `check`. */
@@ -60,6 +65,7 @@ const VersionInputs = z.looseObject({
   notes: z.string().optional(),
   live: z.boolean().default(true),
   pinnedVersion: z.number().int().min(0).optional(),
+  verify: VerifySpec.optional(),
 });
 type VersionInputs = z.infer<typeof VersionInputs>;
 
@@ -74,6 +80,7 @@ const VersionState = VersionInputs.extend({
   origin: Origin,
   activation: z.string(),
   blockedReasons: z.array(z.string()).default([]),
+  verification: Verification.optional(),
 });
 
 const inputs = (props: Props) => parseProps(VersionInputs, props, "AgentVersion inputs");
@@ -192,9 +199,16 @@ async function syncMetadata(
   return c.agents.patch(args.agentId, patch, { version: detail.version });
 }
 
-function outputs(props: Props, detail: AgentDetailT, origin: Origin, activation: string): Props {
+function outputs(
+  props: Props,
+  detail: AgentDetailT,
+  origin: Origin,
+  activation: string,
+  verification: Verification | undefined,
+): Props {
   return dropUndefined({
     ...props,
+    verification,
     version: detail.version,
     versionId: detail.version_id,
     isLive: detail.is_live,
@@ -238,7 +252,12 @@ function choosesAnew(olds: Props, news: Props): boolean {
 async function choose(
   c: VoiceAgentClient,
   args: VersionInputs,
-): Promise<{ detail: AgentDetailT; origin: Origin; activation: string }> {
+): Promise<{
+  detail: AgentDetailT;
+  origin: Origin;
+  activation: string;
+  verification: Verification | undefined;
+}> {
   const { detail: chosen, origin } =
     args.pinnedVersion !== undefined
       ? {
@@ -248,11 +267,14 @@ async function choose(
       : await publishOrReuse(c, args);
   let detail = await syncMetadata(c, args, chosen);
   let activation = "none";
+  let verification: Verification | undefined;
   if (args.live && !chosen.is_live) {
+    // With `verify`, test calls pinned to the version decide whether it goes live (verify.ts).
+    verification = await verifyBeforeLive(c, args.agentId, args.verify, chosen);
     activation = await goLive(c, args.agentId, chosen.version);
     detail = { ...detail, is_live: true };
   }
-  return { detail, origin, activation };
+  return { detail, origin, activation, verification };
 }
 
 export const agentVersionProvider: HandlerFactory = (ctx) => ({
@@ -288,6 +310,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     if (news.live !== undefined && typeof news.live !== "boolean" && !containsUnknown(news.live)) {
       failures.push({ property: "live", reason: "live: must be a boolean" });
     }
+    failures.push(...verifyFailures(news.verify));
     return { inputs: news, failures };
   },
 
@@ -300,15 +323,20 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
       choosesAnew(olds, news) ||
       (news.label !== undefined && news.label !== olds.label) ||
       (news.notes !== undefined && news.notes !== olds.notes) ||
-      (news.live === true && olds.isLive !== true);
+      (news.live === true && olds.isLive !== true) ||
+      // A new `verify` alone is recorded: it places no call on a version that is live already.
+      !deepEqual(olds.verify ?? null, news.verify ?? null);
     return { changes, replaces };
   },
 
   async create(props) {
     const c = await ctx.client();
     const args = inputs(props);
-    const { detail, origin, activation } = await choose(c, args);
-    return { id: `${args.agentId}/${detail.version}`, outs: outputs(props, detail, origin, activation) };
+    const { detail, origin, activation, verification } = await choose(c, args);
+    return {
+      id: `${args.agentId}/${detail.version}`,
+      outs: outputs(props, detail, origin, activation, verification),
+    };
   },
 
   async read(id, props) {
@@ -332,6 +360,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
       detail,
       recorded.origin ?? "pinned",
       recorded.activation ?? "none",
+      recorded.verification,
     );
     const inputs: Props = {};
     for (const key of OWN_INPUTS) if (props[key] !== undefined) inputs[key] = props[key];
@@ -348,17 +377,19 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     const args = inputs(news);
     if (choosesAnew(olds, news)) {
       // The id keeps naming the version chosen at create; the state's `version` is the one now.
-      const { detail, origin, activation } = await choose(c, args);
-      return { outs: outputs(news, detail, origin, activation) };
+      const { detail, origin, activation, verification } = await choose(c, args);
+      return { outs: outputs(news, detail, origin, activation, verification) };
     }
     let detail = await c.agents.get(args.agentId, { version: before.version });
     detail = await syncMetadata(c, args, detail);
     let activation = before.activation;
+    let verification = before.verification;
     if (args.live && !detail.is_live) {
+      verification = await verifyBeforeLive(c, args.agentId, args.verify, detail);
       activation = await goLive(c, args.agentId, before.version);
       detail = { ...detail, is_live: true };
     }
-    return { outs: outputs(news, detail, before.origin, activation) };
+    return { outs: outputs(news, detail, before.origin, activation, verification) };
   },
 
   async delete() {
