@@ -7,7 +7,7 @@
  * while its calls run, then recovered (still one call per check); a verified rollback (pinned);
  * and a change of `verify` alone on a live version (no call, no diff after).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -80,16 +80,14 @@ export const verification = version.verification;
 }
 
 /**
- * Keeps the event log of a run for the report's tests (test/fixtures/runs) when RECORD_PREVIEWS is
+ * Keeps the event stream of a run (`pulumi up --json`) for the report's tests (test/fixtures/runs) when RECORD_PREVIEWS is
  * set: the engine's events without its debug lines, the emulator's address made constant.
  */
-function recordRun(file: string, name: string, url: string): void {
+function recordRun(events: string, name: string, url: string): void {
   if (!process.env.RECORD_PREVIEWS) return;
   const dir = path.join(REPO_ROOT, "test/fixtures/runs");
   mkdirSync(dir, { recursive: true });
-  const kept = readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line.trim() !== "" && !/"severity":"debug"/.test(line));
+  const kept = events.split("\n").filter((line) => line.trim() !== "" && !/"severity":"debug"/.test(line));
   writeFileSync(
     path.join(dir, `${name}.jsonl`),
     `${kept.join("\n").replaceAll(url, "http://127.0.0.1:8787")}\n`,
@@ -113,7 +111,7 @@ describe("AgentVersion verify through the real engine", () => {
     p.setProgram(program(o));
     const r = await p.up({ allowFailure: true, args });
     expect(r.code).not.toBe(0);
-    return r.stdout + r.stderr;
+    return args.includes("--json") ? r.stdout : r.stdout + r.stderr;
   };
 
   beforeAll(async () => {
@@ -181,15 +179,16 @@ describe("AgentVersion verify through the real engine", () => {
 
   test("a failure on a status keeps the earlier version live; a retried up places no second call; attempt re-runs", async () => {
     await outcomes([{ match: { to_number: CALLER_A }, status: "no_answer" }]);
-    // The preview says what the up will place; the up's event log carries the failure to the report.
+    // The preview says what the up will place; the up's event stream carries the failure to the report.
     p.setProgram(program({ prompt: prompt(1) }));
     const planned = renderReport(await recordedPreview(p, "verify-prompt-change", emu.url));
     expect(planned).toContain(
       `places **2 test calls** pinned to it, to \`${CALLER_A}\` and \`${CALLER_B}\`; it goes live only if every expectation holds`,
     );
-    const events = path.join(p.dir, "up-events.jsonl");
-    const text = await failure({ prompt: prompt(1) }, ["--event-log", events]);
-    const report = renderReport(parseEventStream(readFileSync(events, "utf8")));
+    const events = await failure({ prompt: prompt(1) }, ["--json"]);
+    const run = parseEventStream(events);
+    const text = (run.diagnostics ?? []).map((d) => d.message).join("\n");
+    const report = renderReport(run);
     const section = report.slice(report.indexOf("AgentVersion `support-live`"));
     expect(section).toContain("**Verification failed**: the version did not go live.");
     expect(section).toContain('status: expected "completed", got "no_answer"');
