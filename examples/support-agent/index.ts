@@ -3,8 +3,10 @@
  * same program with each stack's own voice, phone number and release label (Pulumi.<stack>.yaml).
  * Prod is deployed with the package's policy pack (docs/policy.md), which it passes clean:
  * `pulumi up -s prod --policy-pack node_modules/pulumi-voice-agent/policy`. So prod records calls
- * and says so in the greeting, and has a fallback model, voice and transcriber. Prod is promoted from
- * dev (`promoteFrom` in Pulumi.prod.yaml): it publishes only what dev's live version runs.
+ * and says so in the greeting, and has a fallback model, voice and transcriber. Prod also has a test
+ * line (`testCallNumber`): each new version goes live only after a test call to it passes. And prod
+ * is promoted from dev (`promoteFrom` in Pulumi.prod.yaml): it publishes only what dev's live
+ * version runs.
  */
 import { readFileSync } from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
@@ -48,6 +50,11 @@ const agent = new va.Agent("support", {
   numbers: { inboundPhone: config.require("inboundPhone") },
 });
 
+// A stack with a test line (prod) puts a version live only after a test call to it passes: the
+// call is pinned to the new version while the earlier one keeps answering customers
+// (docs/deploys.md, "Verified go-live").
+const testCallNumber = config.get("testCallNumber");
+
 // Prod goes live only with what dev runs (docs/gitops.md, "Promoting staging to production"): the
 // same configuration but for what is meant to differ per environment, once dev's live version has
 // soaked and answered enough callers, few of them unhappy. Dev's agent id comes from its stack.
@@ -56,6 +63,22 @@ const live = new va.AgentVersion("support-live", {
   agent,
   label: config.require("releaseLabel"),
   notes: config.get("releaseNotes") ?? `Deployed to ${stack}.`,
+  verify: testCallNumber
+    ? {
+        calls: [
+          {
+            toNumber: testCallNumber,
+            variables: { order_id: "TEST-1001" },
+            metadata: { purpose: "go-live check" },
+            expect: {
+              status: "completed",
+              analysis: { "Default Analysis": { "User Sentiment": ["positive", "neutral"] } },
+            },
+          },
+        ],
+        timeoutSeconds: 300,
+      }
+    : undefined,
   ...(promoteFrom
     ? {
         promote: {
@@ -79,5 +102,6 @@ const live = new va.AgentVersion("support-live", {
 export const agentId = agent.agentId;
 export const liveVersion = live.version;
 export const dashboardUrl = agent.dashboardUrl;
+export const verification = live.verification;
 // What prod promoted (null in dev, which promotes nothing).
 export const promotedFrom = live.promotion.apply((p) => p ?? null);

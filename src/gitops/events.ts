@@ -1,6 +1,5 @@
 /**
- * The engine's JSON event stream (`pulumi up --json`, or the file of `--event-log`): one JSON event
- * per line. voice-agent-diff reads it as it reads a preview: each resource's step (from its
+ * The engine's JSON event stream (`pulumi up --json`): one JSON event per line. voice-agent-diff reads it as it reads a preview: each resource's step (from its
  * `resourcePreEvent`) and the run's warnings and errors (its `diagnosticEvent`s), so the report of
  * a deploy shows what the deploy did and, under each resource, what failed (a verification).
  */

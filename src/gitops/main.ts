@@ -42,9 +42,9 @@ stable id first (run the preview with --show-sames, so that unchanged analysis g
 knowledge bases are named). An AgentVersion with \`verify\` says how many test calls it will place
 and to which numbers. Reads preview.json, or stdin without a file; writes the Markdown to stdout.
 
-Given the event stream of a deploy instead (\`pulumi up --json\`, or the file of \`--event-log\`),
-it reports what the deploy did the same way, and under each AgentVersion whose verification failed,
-why (each failing call and expectation); the title is then "Voice agents: deploy".
+Given the event stream of a deploy instead (\`pulumi up --json\`), it reports what the deploy did
+the same way, and under each AgentVersion whose verification failed, why (each failing call and
+expectation); the title is then "Voice agents: deploy".
 
 With --drift: the drift alarm. Reads the output of \`pulumi refresh --preview-only --json\`, reads
 each voice-agent resource from the service as \`pulumi refresh\` would, and reports what changed

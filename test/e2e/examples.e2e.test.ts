@@ -83,6 +83,21 @@ describe("examples", () => {
       expect(prodAgent.system_prompt).toBe(devAgent.system_prompt);
       expect((await prod.outputs()).promotedFrom).toMatchObject({ fromAgentId: devAgent.id, fromVersion: 0 });
       for (const stack of [dev, prod]) expect(await stack.exportState(true)).not.toContain(DEFAULT_API_KEY);
+      // Prod went live after its test call, pinned to the version, passed; dev has no test line.
+      const prodOut = await prod.outputs();
+      expect(prodOut.verification).toMatchObject({
+        version: prodOut.liveVersion,
+        passed: true,
+        calls: [{ toNumber: "+918065550199", status: "completed", passed: true }],
+      });
+      const testCall = await api(`/v1/calls/${prodOut.verification.calls[0].id}`);
+      expect(testCall).toMatchObject({
+        agent_id: prodAgent.id,
+        agent_version: prodOut.liveVersion,
+        origin: "api",
+        variables: { order_id: "TEST-1001" },
+      });
+      expect((await dev.outputs()).verification).toBeUndefined();
 
       // A prompt change: the Agent updates, the AgentVersion updates in place to a newly published version.
       const prompt = path.join(dev.dir, "prompt.md");
@@ -91,6 +106,7 @@ describe("examples", () => {
         readFileSync(prompt, "utf8").replace("arrange returns", "arrange returns and exchanges"),
       );
       await record(dev, "support-agent-prompt-change");
+      await record(prod, "support-agent-prod-prompt-change");
 
       await dev.destroy();
       expect((await api(`/v1/agents/${devAgent.id}`)).live_version).toBeNull();

@@ -10,6 +10,9 @@
  *   or the draft the Agent wrote, published (under `If-Match`) or reused when a published version
  *   already holds it; then put it live unless it already is.
  * - `update` otherwise changes label and notes in place, and moves the live pointer back when asked.
+ * - With `verify`, a version goes live only after its test calls pass (`verify.ts`): the hook sits
+ *   where `create` and `update` put a version live; a failure fails the step before the live
+ *   pointer moves. A change of `verify` alone is recorded without a request to the calls.
  * - `read` (refresh) shows a live pointer moved outside Pulumi as drift. It reads the version the
  *   state records (`version`), not the id: the id, `<agentId>/<version>`, names the version chosen
  *   at create and stays when an update chooses another.
@@ -21,13 +24,14 @@ import type { AgentDetailT, VoiceAgentClient } from "../../client";
 import { ApiError } from "../../client/errors";
 import { unlessGone } from "../../provider/gone";
 import { unknownInputs } from "../../provider/managed";
-import { dropUndefined } from "../../provider/normalize";
+import { deepEqual, dropUndefined } from "../../provider/normalize";
 import type { HandlerFactory, Props, ProviderContext } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
 import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from "./promote";
 import type { Promotion } from "./promoteArgs";
 import { configurationDigest, reuseCandidates } from "./reuse";
+import { Verification, VerifySpec, verifyBeforeLive, verifyFailures } from "./verify";
 
 /** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
 const OWN_INPUTS = [
@@ -46,6 +50,7 @@ const OWN_INPUTS = [
   "pinnedVersion",
   "promote",
   "promoteConfig",
+  "verify",
 ] as const;
 
 /** The inputs after `check`. */
@@ -67,6 +72,7 @@ const VersionInputs = z.looseObject({
   // Checked by promote.ts (`promoteFailures`); the Agent's declared configuration beside it.
   promote: z.unknown().optional(),
   promoteConfig: z.record(z.string(), z.unknown()).optional(),
+  verify: VerifySpec.optional(),
 });
 type VersionInputs = z.infer<typeof VersionInputs>;
 
@@ -82,6 +88,7 @@ const VersionState = VersionInputs.extend({
   activation: z.string(),
   blockedReasons: z.array(z.string()).default([]),
   promotion: z.unknown().optional(),
+  verification: Verification.optional(),
 });
 
 const inputs = (props: Props) => parseProps(VersionInputs, props, "AgentVersion inputs");
@@ -201,9 +208,16 @@ async function syncMetadata(
   return c.agents.patch(args.agentId, patch, { version: detail.version });
 }
 
-function outputs(props: Props, detail: AgentDetailT, origin: Origin, activation: string): Props {
+function outputs(
+  props: Props,
+  detail: AgentDetailT,
+  origin: Origin,
+  activation: string,
+  verification: Verification | undefined,
+): Props {
   return dropUndefined({
     ...props,
+    verification,
     version: detail.version,
     versionId: detail.version_id,
     isLive: detail.is_live,
@@ -248,7 +262,13 @@ async function choose(
   ctx: ProviderContext,
   c: VoiceAgentClient,
   args: VersionInputs,
-): Promise<{ detail: AgentDetailT; origin: Origin; activation: string; promotion?: Promotion }> {
+): Promise<{
+  detail: AgentDetailT;
+  origin: Origin;
+  activation: string;
+  verification: Verification | undefined;
+  promotion?: Promotion;
+}> {
   // Promotion: staging read again, and refused before anything is published or put live.
   const proof = args.pinnedVersion === undefined ? await enforcePromotion(ctx, args) : undefined;
   const { detail: chosen, origin } =
@@ -260,11 +280,20 @@ async function choose(
       : await publishOrReuse(c, args, proof && promotedNotes(proof));
   let detail = await syncMetadata(c, args, chosen);
   let activation = "none";
+  let verification: Verification | undefined;
   if (args.live && !chosen.is_live) {
+    // With `verify`, test calls pinned to the version decide whether it goes live (verify.ts).
+    verification = await verifyBeforeLive(c, args.agentId, args.verify, chosen);
     activation = await goLive(c, args.agentId, chosen.version);
     detail = { ...detail, is_live: true };
   }
-  return { detail, origin, activation, ...(proof ? { promotion: promotionRecord(proof) } : {}) };
+  return {
+    detail,
+    origin,
+    activation,
+    verification,
+    ...(proof ? { promotion: promotionRecord(proof) } : {}),
+  };
 }
 
 export const agentVersionProvider: HandlerFactory = (ctx) => ({
@@ -300,6 +329,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     if (news.live !== undefined && typeof news.live !== "boolean" && !containsUnknown(news.live)) {
       failures.push({ property: "live", reason: "live: must be a boolean" });
     }
+    failures.push(...verifyFailures(news.verify));
     const promotion = await checkPromotion(ctx, olds, news);
     failures.push(...promotion.failures.map((reason) => ({ property: "promote", reason })));
     // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).
@@ -316,16 +346,21 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
       choosesAnew(olds, news) ||
       (news.label !== undefined && news.label !== olds.label) ||
       (news.notes !== undefined && news.notes !== olds.notes) ||
-      (news.live === true && olds.isLive !== true);
+      (news.live === true && olds.isLive !== true) ||
+      // A new `verify` alone is recorded: it places no call on a version that is live already.
+      !deepEqual(olds.verify ?? null, news.verify ?? null);
     return { changes, replaces };
   },
 
   async create(props) {
     const c = await ctx.client();
     const args = inputs(props);
-    const { detail, origin, activation, promotion } = await choose(ctx, c, args);
+    const { detail, origin, activation, verification, promotion } = await choose(ctx, c, args);
     const promoted = promotion ? { ...props, promotion } : props;
-    return { id: `${args.agentId}/${detail.version}`, outs: outputs(promoted, detail, origin, activation) };
+    return {
+      id: `${args.agentId}/${detail.version}`,
+      outs: outputs(promoted, detail, origin, activation, verification),
+    };
   },
 
   async read(id, props) {
@@ -349,6 +384,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
       detail,
       recorded.origin ?? "pinned",
       recorded.activation ?? "none",
+      recorded.verification,
     );
     const inputs: Props = {};
     for (const key of OWN_INPUTS) if (props[key] !== undefined) inputs[key] = props[key];
@@ -365,19 +401,23 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     const args = inputs(news);
     if (choosesAnew(olds, news)) {
       // The id keeps naming the version chosen at create; the state's `version` is the one now.
-      const { detail, origin, activation, promotion } = await choose(ctx, c, args);
-      return { outs: outputs(promotion ? { ...news, promotion } : news, detail, origin, activation) };
+      const { detail, origin, activation, verification, promotion } = await choose(ctx, c, args);
+      return {
+        outs: outputs(promotion ? { ...news, promotion } : news, detail, origin, activation, verification),
+      };
     }
     let detail = await c.agents.get(args.agentId, { version: before.version });
     detail = await syncMetadata(c, args, detail);
     let activation = before.activation;
+    let verification = before.verification;
     if (args.live && !detail.is_live) {
+      verification = await verifyBeforeLive(c, args.agentId, args.verify, detail);
       activation = await goLive(c, args.agentId, before.version);
       detail = { ...detail, is_live: true };
     }
     // What was promoted stays on record: a label, notes or live change publishes nothing.
     const kept = olds.promotion !== undefined ? { ...news, promotion: olds.promotion } : news;
-    return { outs: outputs(kept, detail, before.origin, activation) };
+    return { outs: outputs(kept, detail, before.origin, activation, verification) };
   },
 
   async delete() {
