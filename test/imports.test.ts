@@ -131,7 +131,9 @@ describe("module dependencies", () => {
 
   test("the provider core imports nothing of the resources, the GitOps tools or the CLI", () => {
     const core = path.join(SRC, "provider") + path.sep;
-    const above = ["resources", "gitops", "export", "cli", "policy", "index.ts"].map((d) => path.join(SRC, d));
+    const above = ["resources", "gitops", "export", "cli", "policy", "index.ts"].map((d) =>
+      path.join(SRC, d),
+    );
     const wrong: string[] = [];
     for (const [from, tos] of edges) {
       if (!from.startsWith(core)) continue;
