@@ -26,8 +26,8 @@
 import { type ActivationRowT, AuthError, type VoiceAgentClient } from "../client";
 import { contextFor } from "../provider/context";
 import { deepEqual } from "../provider/normalize";
-import { RESOURCES, type ResourceKind } from "../provider/registry";
 import type { Props } from "../provider/resource";
+import { RESOURCES, type ResourceKind } from "../resources/registry";
 import { code, plain } from "./markdown";
 import { nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
 import { fieldChanges, userInputs } from "./report";
@@ -176,7 +176,7 @@ async function readDrift(
   const base = { urn: step.urn, type, id: old.id };
   // The refresh preview found it gone (its read came back empty): nothing more to read.
   if (step.op === "delete") return { ...base, deleted: true, before: {}, after: {} };
-  const handler = (await RESOURCES[kind]())(contextFor(client));
+  const handler = RESOURCES[kind]()(contextFor(client));
   const what = `${type} ${code(nameOf(step.urn))} (${old.id})`;
   let read: { id?: string; props?: Props; inputs?: Props };
   try {
