@@ -163,13 +163,14 @@ class Stack {
 
   /**
    * Whether the agent's declared configuration goes live in this deploy: an AgentVersion of it
-   * publishes its draft (not a pin) and puts it live. Otherwise the draft changes but calls do not.
+   * publishes its draft (not a pin) and puts it live (created, or updated in place with the agent's
+   * new configuration hash). Otherwise the draft changes but calls do not.
    */
   goesLive(agent: Resource): boolean {
     return this.of("AgentVersion").some(
       (v) =>
         v.new !== undefined &&
-        v.newId &&
+        (v.newId || v.old?.contentHash !== v.new.contentHash) &&
         v.new.pinnedVersion === undefined &&
         v.new.live !== false &&
         this.agentOf(v, "new") === agent,

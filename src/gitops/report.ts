@@ -198,6 +198,19 @@ function knownVersions(outputs: Record<string, unknown>): Record<string, number>
 }
 
 /**
+ * Whether an AgentVersion step chooses its version anew: created or replaced, or updated in place
+ * with a new configuration hash or pin (a label, notes or `live` change keeps the version).
+ */
+function choosesVersion(step: PreviewStep): boolean {
+  if (["create", "replace"].includes(step.op)) return true;
+  if (step.op !== "update") return false;
+  const before = step.oldState?.inputs ?? {};
+  const after = step.newState?.inputs ?? {};
+  if ((before.pinnedVersion ?? null) !== (after.pinnedVersion ?? null)) return true;
+  return after.pinnedVersion === undefined && before.contentHash !== after.contentHash;
+}
+
+/**
  * What the stack recorded about an AgentVersion step's agent: the Agent's `knownVersions` (the
  * versions this stack saw published, by content hash), plus the version the AgentVersion published
  * last, which the Agent's update records; the hash the Agent will have; and whether the state has
@@ -205,7 +218,7 @@ function knownVersions(outputs: Record<string, unknown>): Record<string, number>
  */
 function recordOf(step: PreviewStep, steps: readonly PreviewStep[]) {
   const inputs = step.newState?.inputs ?? {};
-  if (typeOf(step) !== "AgentVersion" || !["create", "replace"].includes(step.op)) return undefined;
+  if (typeOf(step) !== "AgentVersion" || !choosesVersion(step)) return undefined;
   if (inputs.pinnedVersion !== undefined || typeof inputs.agentId !== "string" || inputs.agentId === UNKNOWN)
     return undefined;
   const agentStep = agentStepOf(step, steps);
@@ -243,7 +256,7 @@ export function recordedReuse(preview: PreviewJson): Map<string, number> {
 }
 
 /**
- * For each AgentVersion that will be created or replaced, the published version that already holds
+ * For each AgentVersion that will choose its version (created, or its configuration or pin changed), the published version that holds
  * the configuration its Agent declares (a revert), read from the service: AgentVersion URN →
  * version number. As the provider does, it reads the version the stack recorded for the new
  * configuration, then the published versions newer than the newest recorded one (all of them when
@@ -292,7 +305,7 @@ function versionPlan(
   if (pinned !== undefined) {
     return `Puts published version **${pinned}** ${live ? "live" : "in place (not live)"}${replacing}; nothing is published.\n`;
   }
-  if (step.op === "update") {
+  if (step.op === "update" && !choosesVersion(step)) {
     const parts: string[] = [];
     if (typeof inputs.label === "string" && inputs.label !== old.label)
       parts.push(`relabels version ${oldVersion} to ${code(inputs.label)}`);

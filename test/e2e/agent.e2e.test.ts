@@ -123,9 +123,13 @@ describe("Agent and AgentVersion through the real engine", () => {
       expect(await requestLog(emu)).toEqual([]);
       await p.refresh({ expectNoChanges: true });
 
-      // A prompt change publishes version 1 and puts it live.
+      // A prompt change publishes version 1 and puts it live: both resources update in place (one
+      // engine step each; the AgentVersion is not replaced), and the settle's refresh reads version 1
+      // though the AgentVersion's id still names version 0.
       p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with returns.", full: true }));
-      await p.upAndSettle();
+      const changed = await p.upAndSettle();
+      expect(changed.stdout).toMatch(/2 updated/);
+      expect(changed.stdout).not.toMatch(/replace/);
       out = await p.outputs();
       expect(out.liveVersion).toBe(1);
       expect(out.origin).toBe("published");

@@ -75,7 +75,7 @@ describe("examples", () => {
       expect(prodAgent.call.recording_enabled).toBe(true);
       for (const stack of [dev, prod]) expect(await stack.exportState(true)).not.toContain(DEFAULT_API_KEY);
 
-      // A prompt change: the Agent updates, the AgentVersion is replaced by a newly published one.
+      // A prompt change: the Agent updates, the AgentVersion updates in place to a newly published version.
       const prompt = path.join(dev.dir, "prompt.md");
       writeFileSync(
         prompt,

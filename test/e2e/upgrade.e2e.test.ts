@@ -1,7 +1,8 @@
 /**
  * A stack deployed with the released 0.1.0 (its packed tarball, kept in test/fixtures) keeps working
  * after the package is upgraded to this build: its state (exported here from 0.1.0) loads, and
- * preview, refresh and up run against it with no change to make and no perpetual diff.
+ * preview, refresh and up run against it with no change to make and no perpetual diff; a change then
+ * updates the AgentVersion that 0.1.0 created by replacement in place.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -60,7 +61,14 @@ describe("upgrade from 0.1.0", () => {
       secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
     });
     await project.up();
+    // A change under 0.1.0, which replaces the AgentVersion: its id then names version 1.
+    project.setProgram(program("## Agent Purpose\nHelp customers with returns, politely."));
+    await project.up();
     const exported = JSON.parse((await project.pulumi(["stack", "export"])).stdout);
+    const versionState = exported.deployment.resources.find((r: { type: string }) =>
+      r.type.endsWith("AgentVersion"),
+    );
+    expect(versionState.id).toMatch(/\/1$/);
     const agentState = exported.deployment.resources.find((r: { type: string }) => r.type.endsWith("Agent"));
     expect(agentState.outputs.contentHash).toMatch(/^sha256:/);
 
@@ -96,10 +104,12 @@ describe("upgrade from 0.1.0", () => {
     await project.up();
     await project.preview({ expectNoChanges: true });
 
-    // And the everyday change still publishes the next version.
+    // And the everyday change still publishes the next version, now in place: the AgentVersion
+    // keeps the id 0.1.0 gave it, and the refresh below reads the version its state records.
     project.setProgram(program("## Agent Purpose\nHelp customers with returns and exchanges."));
-    await project.up();
-    expect((await project.outputs()).live).toBe(1);
+    const changed = await project.up();
+    expect(changed.stdout).not.toMatch(/replace/);
+    expect((await project.outputs()).live).toBe(2);
     await project.preview({ expectNoChanges: true });
     await project.refresh({ expectNoChanges: true });
   }, 600_000);

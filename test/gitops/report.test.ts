@@ -34,9 +34,8 @@ describe("voice-agent-diff report", () => {
     expect(md).toContain("```diff");
     expect(md).toMatch(/^-.*arrange returns\.$/m);
     expect(md).toMatch(/^\+.*arrange returns and exchanges\.$/m);
-    expect(md).toContain(
-      "#### +- AgentVersion `support-live`: replace (because of the agent's configuration)",
-    );
+    // The version changes in place (one engine step): no replacement.
+    expect(md).toContain("#### ~ AgentVersion `support-live`: update\n");
     expect(md).toContain(
       "Publishes the agent's draft as version **1** and puts it live (replacing live version 0)",
     );
@@ -212,8 +211,8 @@ describe("voice-agent-diff report", () => {
         "+Say goodbye warmly.",
       ]);
       // Nothing after the diff is swallowed into a code block.
-      expect(md).toMatch(/^#### \+- AgentVersion `reservations-live`/m);
-      expect(fencedBlocks(md.slice(md.indexOf("#### +- AgentVersion")))).toEqual([]);
+      expect(md).toMatch(/^#### ~ AgentVersion `reservations-live`/m);
+      expect(fencedBlocks(md.slice(md.indexOf("#### ~ AgentVersion")))).toEqual([]);
     });
 
     test("inline code: labels, values and names keep their backticks", () => {
@@ -278,10 +277,11 @@ describe("voice-agent-diff report", () => {
       expect(plumbingListed(renderReport(fixture(name)))).toEqual([]);
     });
 
-    test("a replacement caused by the agent's configuration says so, not its hash", () => {
+    test("a new version because of the agent's configuration says what it publishes, not the hash", () => {
       const md = renderReport(fixture("two-agents-change"));
-      expect(md).toContain(
-        "#### +- AgentVersion `beta-live`: replace (because of the agent's configuration)",
+      expect(md).toContain("#### ~ AgentVersion `beta-live`: update\n");
+      expect(md).toMatch(
+        /Publishes the agent's draft as version \*\*\d+\*\* and puts it live \(replacing live version \d+\)/,
       );
       expect(md).not.toContain("contentHash");
     });

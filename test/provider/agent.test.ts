@@ -400,6 +400,92 @@ describe("AgentVersion", () => {
     expect((pinned.failures ?? [])[0]?.reason).toMatch(/draft/);
   });
 
+  test("a new configuration or pin updates in place (one engine step); only another agent replaces", async () => {
+    const a = await createAgent(base);
+    const v0 = await publish(a.outs, { label: "first" });
+    expect(v0.id).toBe(`${a.id}/0`);
+    const a1 = await patchOnly({ ...a, outs: a.outs as any }, "## Agent Purpose\nv1");
+    const known: Record<string, number> = a1.outs.knownVersions ?? {};
+    const news = (
+      await agentVersionHandler.check(v0.inputs, {
+        ...v0.inputs,
+        contentHash: a1.outs.contentHash,
+        knownVersion: known[a1.outs.contentHash],
+        knownUpTo: Math.max(-1, ...Object.values(known)),
+        draftVersion: a1.outs.draftVersion,
+        documentRevision: a1.outs.documentRevision,
+        draftPublished: a1.outs.draftPublished,
+        draftHash: a1.outs.draftHash,
+        latestVersion: a1.outs.latestVersion,
+      })
+    ).inputs;
+    expect(await agentVersionHandler.diff(v0.id, v0.outs!, news)).toEqual({ changes: true, replaces: [] });
+    // Unknown at preview (the Agent changes in the same deploy): an in-place change too.
+    const unknownHash = { ...v0.inputs, contentHash: "04da6b54-80e4-46f7-96ec-b56ff0331ba9" };
+    expect(await agentVersionHandler.diff(v0.id, v0.outs!, unknownHash)).toEqual({
+      changes: true,
+      replaces: [],
+    });
+    expect(await agentVersionHandler.diff(v0.id, v0.outs!, { ...news, agentId: "agt_other" })).toMatchObject({
+      replaces: ["agentId"],
+    });
+
+    const updated = await agentVersionHandler.update(v0.id, v0.outs!, news);
+    expect(updated.outs).toMatchObject({
+      version: 1,
+      origin: "published",
+      activation: "activate",
+      isLive: true,
+    });
+    expect((await client.agents.get(a.id)).live_version).toBe(1);
+
+    // The id still names version 0; a refresh reads the version the state records, and sees no drift.
+    const read = await agentVersionHandler.read(v0.id, updated.outs!);
+    expect(read.id).toBe(v0.id);
+    expect(read.props).toMatchObject({ version: 1, isLive: true });
+    expect((await agentVersionHandler.diff(v0.id, read.props!, news)).changes).toBe(false);
+
+    // A pin is a rollback in place: nothing published, version 0 back live.
+    const pin = { agentId: a.id, pinnedVersion: 0, live: true, draftVersion: 1, documentRevision: 0 };
+    expect(await agentVersionHandler.diff(v0.id, updated.outs!, pin)).toEqual({
+      changes: true,
+      replaces: [],
+    });
+    const pinned = await agentVersionHandler.update(v0.id, updated.outs!, pin);
+    expect(pinned.outs).toMatchObject({ version: 0, origin: "pinned", activation: "rollback", isLive: true });
+    expect(await publishedVersions(a.id)).toEqual([0, 1]);
+    // Unpinned again: the draft's configuration (version 1's) goes back live, reused.
+    const unpinned = await agentVersionHandler.update(v0.id, pinned.outs!, news);
+    expect(unpinned.outs).toMatchObject({ version: 1, activation: "activate", isLive: true });
+    expect(await publishedVersions(a.id)).toEqual([0, 1]);
+  });
+
+  test("a state written by a replacement (id and version alike) refreshes and updates in place", async () => {
+    const a = await createAgent(base);
+    await publish(a.outs);
+    const { agent: a1, version: v1 } = await release({ ...a, outs: a.outs as any }, "## Agent Purpose\nv1");
+    // What the previous release left: a replacement's id names the version it published.
+    expect(v1.id).toBe(`${a.id}/1`);
+    const read = await agentVersionHandler.read(v1.id, v1.outs!);
+    expect(read.props).toMatchObject({ version: 1, isLive: true });
+    expect((await agentVersionHandler.diff(v1.id, read.props!, v1.inputs)).changes).toBe(false);
+    const a2 = (await patchOnly(a1, "## Agent Purpose\nv2")).outs as any;
+    const news = {
+      ...v1.inputs,
+      contentHash: a2.contentHash,
+      knownVersion: a2.knownVersions?.[a2.contentHash],
+      knownUpTo: Math.max(-1, ...Object.values(a2.knownVersions ?? {}).map(Number)),
+      draftVersion: a2.draftVersion,
+      documentRevision: a2.documentRevision,
+      draftPublished: a2.draftPublished,
+      draftHash: a2.draftHash,
+      latestVersion: a2.latestVersion,
+    };
+    const updated = await agentVersionHandler.update(v1.id, read.props!, news);
+    expect(updated.outs).toMatchObject({ version: 2, origin: "published", isLive: true });
+    expect(await publishedVersions(a.id)).toEqual([0, 1, 2]);
+  });
+
   test("a blocked version cannot go live: the error lists the reasons", async () => {
     const a = await createAgent({ ...base, model: { model: "gpt-4o-mini" } });
     await publish(a.outs, { live: false });

@@ -1,17 +1,20 @@
 /**
  * AgentVersion: publishing the agent's working draft as a frozen version, and putting it live.
  *
- * - A configuration change of the {@link Agent} changes its `contentHash`, which replaces this
- *   resource: the replacement publishes the draft the Agent wrote (guarded by `If-Match` with the
- *   revision the Agent wrote) and activates it, before the old resource is removed (removing an
- *   AgentVersion never deletes history).
+ * - A configuration change of the {@link Agent} changes its `contentHash`, which updates this
+ *   resource in place: it publishes the draft the Agent wrote (guarded by `If-Match` with the
+ *   revision the Agent wrote) and puts it live. Its `version`, `versionId`, `origin` and
+ *   `activation` outputs change (unknown at preview); its id, `<agentId>/<version>`, keeps naming the
+ *   version chosen when it was created. Only another `agent` replaces it (removing an AgentVersion
+ *   never deletes history).
  * - Publishing is content-addressed: when a published version already holds exactly the draft's
  *   configuration it is reused instead of publishing a duplicate, so a Git revert puts the earlier
  *   version number back live (the service records a rollback). The Agent records the versions
  *   this stack saw published by content hash (`knownVersions`), so finding that version costs one
  *   read, whatever the agent's history; only versions published outside the stack's sight (the
  *   dashboard, an interrupted `up`) are listed and compared.
- * - `version` pins an existing published version instead (a rollback without publishing).
+ * - `version` pins an existing published version instead (a rollback without publishing); setting,
+ *   changing or removing the pin also updates in place.
  * - `label` and `notes` change in place on the published version; `live` moves the live pointer.
  * - `read` (refresh) notices when the live pointer moved outside Pulumi and shows it as drift.
  *

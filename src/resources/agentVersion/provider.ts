@@ -3,11 +3,16 @@
  *
  * - `check` refuses inputs it does not have, and reads a pinned version when the pin is new or
  *   changed (it must exist, be published, and be able to go live): a no-op preview reads nothing.
- * - `diff` replaces the resource when the agent, the pin, or the configuration hash changes.
- * - `create` publishes the draft the Agent wrote (under `If-Match`) or reuses the published
- *   version that already holds it, then puts it live unless it already is.
- * - `update` changes label and notes in place, and moves the live pointer back when asked.
- * - `read` (refresh) shows a live pointer moved outside Pulumi as drift.
+ * - `diff` replaces the resource only when its agent changes. A new configuration hash or a new
+ *   pin updates it in place: one engine step per change (a replacement was two, create then
+ *   delete, each followed by a whole checkpoint of the state).
+ * - `create`, and `update` when the hash or the pin changed, choose the version: the pinned one,
+ *   or the draft the Agent wrote, published (under `If-Match`) or reused when a published version
+ *   already holds it; then put it live unless it already is.
+ * - `update` otherwise changes label and notes in place, and moves the live pointer back when asked.
+ * - `read` (refresh) shows a live pointer moved outside Pulumi as drift. It reads the version the
+ *   state records (`version`), not the id: the id, `<agentId>/<version>`, names the version chosen
+ *   at create and stays when an update chooses another.
  * - `delete` removes nothing: history stays in the service.
  */
 import type * as pulumi from "@pulumi/pulumi";
@@ -215,6 +220,41 @@ async function pinProblem(c: VoiceAgentClient, agentId: string, pinned: number, 
   return undefined;
 }
 
+/**
+ * Whether `news` asks for another version than the one `olds` recorded: a new or removed pin, or,
+ * without a pin, a new configuration hash of the agent (unknown at preview when the Agent changes).
+ */
+function choosesAnew(olds: Props, news: Props): boolean {
+  if ((olds.pinnedVersion ?? null) !== (news.pinnedVersion ?? null)) return true;
+  return news.pinnedVersion === undefined && olds.contentHash !== news.contentHash;
+}
+
+/**
+ * The version `args` asks for, its label and notes set, and put live when asked (unless it already
+ * is: activating it again would write to the service for nothing): what `create` does, and `update`
+ * when the pin or the configuration changed. The version's detail comes with the publish (or the
+ * comparison that found it): no read again.
+ */
+async function choose(
+  c: VoiceAgentClient,
+  args: VersionInputs,
+): Promise<{ detail: AgentDetailT; origin: Origin; activation: string }> {
+  const { detail: chosen, origin } =
+    args.pinnedVersion !== undefined
+      ? {
+          detail: await c.agents.get(args.agentId, { version: args.pinnedVersion }),
+          origin: "pinned" as const,
+        }
+      : await publishOrReuse(c, args);
+  let detail = await syncMetadata(c, args, chosen);
+  let activation = "none";
+  if (args.live && !chosen.is_live) {
+    activation = await goLive(c, args.agentId, chosen.version);
+    detail = { ...detail, is_live: true };
+  }
+  return { detail, origin, activation };
+}
+
 export const agentVersionProvider: HandlerFactory = (ctx) => ({
   async check(olds, news) {
     const failures: pulumi.dynamic.CheckFailure[] = unknownInputs(
@@ -252,13 +292,12 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
   },
 
   async diff(_id, olds, news) {
-    const replaces: string[] = [];
-    if (olds.agentId !== news.agentId) replaces.push("agentId");
-    if ((olds.pinnedVersion ?? null) !== (news.pinnedVersion ?? null)) replaces.push("version");
-    if (news.pinnedVersion === undefined && olds.contentHash !== news.contentHash)
-      replaces.push("contentHash");
+    // Only another agent replaces: a new hash or pin chooses another version of the same agent in
+    // place, so that the engine takes one step per changed agent instead of two.
+    const replaces = olds.agentId !== news.agentId ? ["agentId"] : [];
     const changes =
       replaces.length > 0 ||
+      choosesAnew(olds, news) ||
       (news.label !== undefined && news.label !== olds.label) ||
       (news.notes !== undefined && news.notes !== olds.notes) ||
       (news.live === true && olds.isLive !== true);
@@ -268,29 +307,15 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
   async create(props) {
     const c = await ctx.client();
     const args = inputs(props);
-    // The version's detail comes with the publish (or the comparison that found it): no read again.
-    const { detail: chosen, origin } =
-      args.pinnedVersion !== undefined
-        ? {
-            detail: await c.agents.get(args.agentId, { version: args.pinnedVersion }),
-            origin: "pinned" as const,
-          }
-        : await publishOrReuse(c, args);
-    let detail = await syncMetadata(c, args, chosen);
-    let activation = "none";
-    // A version already live (an adopted agent's, or one put back live elsewhere) is left as it is:
-    // activating it again would write to the service for nothing.
-    if (args.live && !chosen.is_live) {
-      activation = await goLive(c, args.agentId, chosen.version);
-      detail = { ...detail, is_live: true };
-    }
-    return { id: `${args.agentId}/${chosen.version}`, outs: outputs(props, detail, origin, activation) };
+    const { detail, origin, activation } = await choose(c, args);
+    return { id: `${args.agentId}/${detail.version}`, outs: outputs(props, detail, origin, activation) };
   },
 
   async read(id, props) {
     const c = await ctx.client();
     const recorded = stored(props);
-    // The id is `<agentId>/<version>`: all a read needs when the state holds no outputs yet.
+    // The state's `version` is the version now (an update that chose another keeps the id); the id,
+    // `<agentId>/<version>`, is all a read has when the state holds no outputs yet (an import).
     const [idAgent, idVersion] = [
       id.slice(0, id.lastIndexOf("/")),
       Number(id.slice(id.lastIndexOf("/") + 1)),
@@ -321,6 +346,11 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     const c = await ctx.client();
     const before = state(olds);
     const args = inputs(news);
+    if (choosesAnew(olds, news)) {
+      // The id keeps naming the version chosen at create; the state's `version` is the one now.
+      const { detail, origin, activation } = await choose(c, args);
+      return { outs: outputs(news, detail, origin, activation) };
+    }
     let detail = await c.agents.get(args.agentId, { version: before.version });
     detail = await syncMetadata(c, args, detail);
     let activation = before.activation;
