@@ -324,6 +324,26 @@ describe("breaks outside the service", () => {
       ).toEqual([]);
     });
 
+    test("a pin lowered in place (an update step) is a rollback; raised, or unchanged, is not", () => {
+      const pinned = (before: number, after: number) => {
+        const preview = fixture("breaking-harmless");
+        const agent = stepOf(preview, "rollback");
+        agent.newState!.inputs = { ...agent.oldState!.inputs };
+        const step = stepOf(preview, "rollback-live");
+        step.op = "update";
+        Object.assign(step.oldState!.inputs!, { pinnedVersion: before });
+        Object.assign(step.oldState!.outputs!, { pinnedVersion: before, version: before, isLive: true });
+        step.newState!.inputs = { ...step.oldState!.inputs, pinnedVersion: after };
+        return preview;
+      };
+      expect(ids(pinned(1, 0))).toEqual(["rollback:rollback"]);
+      expect(findBreaking(pinned(1, 0), new Map())[0]?.what).toContain(
+        "goes back to version 0 (live now: 1)",
+      );
+      expect(ids(pinned(0, 1))).toEqual([]);
+      expect(ids(pinned(1, 1))).toEqual([]);
+    });
+
     test("an earlier version put back live in place (live: false -> true) is a rollback", () => {
       const preview = fixture("breaking-harmless");
       const agent = stepOf(preview, "rollback");
