@@ -102,6 +102,7 @@ const live = new va.AgentVersion("support-live", {
 export const agentId = agent.agentId;
 export const liveVersion = live.version;
 export const dashboardUrl = agent.dashboardUrl;
-export const verification = live.verification;
+// The test calls that let the live version go live (none on a stack without a test line).
+export const testCalls = live.verification.apply((v) => v?.calls.map((call) => call.id) ?? []);
 // What prod promoted (null in dev, which promotes nothing).
 export const promotedFrom = live.promotion.apply((p) => p ?? null);

@@ -85,19 +85,22 @@ describe("examples", () => {
       for (const stack of [dev, prod]) expect(await stack.exportState(true)).not.toContain(DEFAULT_API_KEY);
       // Prod went live after its test call, pinned to the version, passed; dev has no test line.
       const prodOut = await prod.outputs();
-      expect(prodOut.verification).toMatchObject({
+      const verification: any = prod.deployment().resources?.find((r) => r.type.endsWith(":AgentVersion"))
+        ?.outputs?.verification;
+      expect(verification).toMatchObject({
         version: prodOut.liveVersion,
         passed: true,
         calls: [{ toNumber: "+918065550199", status: "completed", passed: true }],
       });
-      const testCall = await api(`/v1/calls/${prodOut.verification.calls[0].id}`);
+      expect(prodOut.testCalls).toEqual([verification.calls[0].id]);
+      const testCall = await api(`/v1/calls/${prodOut.testCalls[0]}`);
       expect(testCall).toMatchObject({
         agent_id: prodAgent.id,
         agent_version: prodOut.liveVersion,
         origin: "api",
         variables: { order_id: "TEST-1001" },
       });
-      expect((await dev.outputs()).verification).toBeUndefined();
+      expect((await dev.outputs()).testCalls).toEqual([]);
 
       // A prompt change: the Agent updates, the AgentVersion updates in place to a newly published version.
       const prompt = path.join(dev.dir, "prompt.md");
