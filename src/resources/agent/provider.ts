@@ -14,6 +14,10 @@
  * - `read` (refresh) brings the service's values of the managed fields back into state and inputs,
  *   so the next preview shows the drift.
  * - `delete` takes the agent off air (the service has no delete) and leaves it in the dashboard.
+ *
+ * Every write and read also records `configDigest`, the environment-independent digest of the
+ * configuration (`projection.ts`), with the names of the knowledge bases and analysis groups it
+ * attaches (`attachmentNames`, read once per new id by `names.ts`).
  */
 import { z } from "zod";
 import type { AgentDetailT, VoiceAgentClient } from "../../client";
