@@ -4,11 +4,17 @@
  * production is what staging ran, with proof (docs/gitops.md, "Promoting staging to production").
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import { inProduction, parameters, productionStacksParameter, subject } from "./common";
+import {
+  inProduction,
+  parameters,
+  productionStacksParameter,
+  refusingUnknownParameters,
+  subject,
+} from "./common";
 import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
 import { NOT_YET_KNOWN, valueAt } from "./values";
 
-export const productionPromoted: ResourceValidationPolicy = {
+export const productionPromoted: ResourceValidationPolicy = refusingUnknownParameters({
   name: "production-promoted",
   description:
     "In a production stack every AgentVersion that publishes sets `promote`: production goes live only with what staging ran, long enough, on enough calls.",
@@ -30,4 +36,4 @@ export const productionPromoted: ResourceValidationPolicy = {
         'soakMinutes, minCalls }` (docs/gitops.md, "Promoting staging to production").',
     );
   },
-};
+});
