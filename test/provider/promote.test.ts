@@ -207,5 +207,14 @@ describe("promote", () => {
     );
     expect(reason).toContain(`has no agent ${made.id}`);
     expect(reason).not.toContain(OTHER_KEY);
+    // A wrong key: said so, without the key.
+    const [refused] = reasons(
+      await versions.check(
+        {},
+        versionInputs(prod.outs, { promote: { from: made.id, apiKey: "va_test_wrong" } }),
+      ),
+    );
+    expect(refused).toContain("refused the key in promote.apiKey (HTTP 401)");
+    expect(refused).not.toContain("va_test_wrong");
   });
 });

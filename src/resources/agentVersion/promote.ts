@@ -9,7 +9,7 @@
  * `create` reads it again and refuses before anything is published or put live.
  */
 import type { ActivationRowT, AgentDetailT, VoiceAgentClient } from "../../client";
-import { NotFoundError } from "../../client/errors";
+import { AuthError, NotFoundError } from "../../client/errors";
 import { ExpectedFailure } from "../../provider/failures";
 import { observe } from "../../provider/managed";
 import { isPlainObject, type Json, type JsonObject } from "../../provider/normalize";
@@ -195,6 +195,11 @@ async function readStaging(c: VoiceAgentClient, promote: Promote): Promise<Stagi
       throw new PromotionRefused(
         `promote: staging agent ${promote.from} has no live version, so nothing has proven itself there. ` +
           "Deploy staging first (`pulumi up` on the staging stack puts a version live), let it take calls, then promote.",
+      );
+    if (err instanceof AuthError)
+      throw new PromotionRefused(
+        `promote: staging's service (${c.baseUrl}) refused the key${promote.apiKey === undefined ? " of this stack" : " in promote.apiKey"} ` +
+          `(HTTP ${err.status}). Give staging's workspace key in promote.apiKey (a secret), and its URL in promote.baseUrl when it is another service.`,
       );
     if (err instanceof NotFoundError)
       throw new PromotionRefused(
