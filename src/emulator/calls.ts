@@ -312,10 +312,13 @@ export function eventPlan(call: CallRecord): { type: CallEventType; stage: keyof
   return plan;
 }
 
+/** Longest recording the emulator produces, in seconds (a longer call's audio is cut there). */
+export const MAX_RECORDING_SECONDS = 600;
+
 /** A 16-bit mono 8 kHz WAV of `seconds` (a quiet 440 Hz tone): the emulator's recording. */
 export function wavOf(seconds: number): Buffer {
   const rate = 8000;
-  const samples = Math.max(1, Math.round(Math.min(seconds, 3600) * rate));
+  const samples = Math.max(1, Math.round(Math.min(seconds, MAX_RECORDING_SECONDS) * rate));
   const data = samples * 2;
   const buf = Buffer.alloc(44 + data);
   buf.write("RIFF", 0, "ascii");
@@ -348,30 +351,22 @@ export class CallRuntime {
   private readonly inFlight = new Set<AbortController>();
   private generation = 0;
   private closed = false;
-  private agent = new Agent({ keepAliveTimeout: 1_000 });
-  /** Longest `call_ms` placed so far (bounds the scan for active calls). */
-  private longestCallMs = 0;
+  private readonly dispatcher = new Agent({ keepAliveTimeout: 1_000 });
+  /** Calls that may still be on the line. */
+  private onLine: CallRecord[] = [];
 
   constructor(private readonly baseUrl: () => string) {}
 
-  /** Starts delivering the call's events when it has a webhook. */
+  /** Starts delivering the call's events when it has a webhook, and counts it while it is on the line. */
   start(ws: WorkspaceState, call: CallRecord): void {
-    this.longestCallMs = Math.max(this.longestCallMs, call.call_ms);
+    this.onLine.push(call);
     if (call.webhook_url && !this.closed) void this.deliverAll(ws, call, call.webhook_url, this.generation);
   }
 
-  /** Calls still on the line across every workspace (the organisation's concurrency pool). */
-  activeCalls(workspaces: Iterable<WorkspaceState>, at = Date.now()): number {
-    let n = 0;
-    for (const ws of workspaces) {
-      const calls = [...ws.calls.values()];
-      for (let i = calls.length - 1; i >= 0; i--) {
-        const c = calls[i] as CallRecord;
-        if (c.created_ms + this.longestCallMs < at) break;
-        if (isActive(c, at)) n += 1;
-      }
-    }
-    return n;
+  /** Calls placed by this process that have not ended (the organisation's concurrency pool in use). */
+  activeCalls(at = Date.now()): number {
+    if (this.onLine.length) this.onLine = this.onLine.filter((c) => isActive(c, at));
+    return this.onLine.length;
   }
 
   /** A presigned download link of the call's recording, valid for `PRESIGNED_TTL_SECONDS`. */
@@ -397,14 +392,14 @@ export class CallRuntime {
   reset(): void {
     this.rules = [];
     this.cancelAll();
-    this.longestCallMs = 0;
+    this.onLine = [];
   }
 
   /** Stops every delivery and timer for good. */
   async close(): Promise<void> {
     this.closed = true;
     this.cancelAll();
-    await this.agent.destroy();
+    await this.dispatcher.destroy();
   }
 
   private cancelAll(): void {
@@ -492,7 +487,7 @@ export class CallRuntime {
     try {
       const res = await request(url, {
         method: "POST",
-        dispatcher: this.agent,
+        dispatcher: this.dispatcher,
         signal: ctl.signal,
         headers: { "content-type": "application/json", "user-agent": "voice-agent-emulator" },
         body: JSON.stringify(ev),

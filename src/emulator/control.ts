@@ -3,12 +3,12 @@
  * faults, rate limit or logging apply.
  */
 import { z } from "zod";
-import { normalizeE164, parseWith } from "../spec";
+import { normalizeE164, parseWith, placeCallIssues } from "../spec";
 import { CallOutcomesBody, type CallRuntime, ControlCallBody, WebhookBody } from "./calls";
 import type { EmulatorSettings, Result } from "./context";
 import type { Faults } from "./faults";
 import { FaultConfig } from "./faults";
-import { apiError, validationError } from "./http";
+import { apiError, invalidRequest, validationError } from "./http";
 import type { RateLimiter } from "./rateLimit";
 import type { RequestLog } from "./requestLog";
 import { Router } from "./router";
@@ -155,19 +155,12 @@ router.add("PUT", "/_emulator/agents/:agent_id/webhook", (d, p, body) => {
 
 router.add("POST", "/_emulator/calls", (d, _p, body) => {
   const b = parse(ControlCallBody, body);
-  if (b.version !== undefined && b.agent_version_id !== undefined)
-    throw apiError(
-      400,
-      "invalid_request",
-      "agent_version_id: send either version or agent_version_id, not both",
-      {
-        param: "agent_version_id",
-      },
-    );
-  if (b.direction === "web" && (b.from_number !== undefined || b.to_number !== undefined))
-    throw apiError(400, "invalid_request", "from_number: a web call (in a browser) has no phone numbers", {
-      param: b.from_number !== undefined ? "from_number" : "to_number",
-    });
+  const [both] = placeCallIssues(b);
+  if (both) throw invalidRequest(both.message, both.field);
+  if (b.direction === "web" && (b.from_number !== undefined || b.to_number !== undefined)) {
+    const field = b.from_number !== undefined ? "from_number" : "to_number";
+    throw invalidRequest(`${field}: a web call (in a browser) has no phone numbers`, field);
+  }
   const { ws } = agentAnywhere(d, b.agent_id);
   const call = placeCall(d.state, d.settings, d.calls, ws, {
     ...b,

@@ -159,7 +159,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
 }
 
-export { DEFAULT_CALL_SECONDS } from "./calls";
+export { type ControlCallBody, DEFAULT_CALL_SECONDS, type OutcomeRule } from "./calls";
 export type { FaultConfig } from "./faults";
 export { DEFAULT_RATE_WINDOW_MS } from "./rateLimit";
 export type { LogEntry } from "./requestLog";

@@ -122,7 +122,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
   const requestId = nextRequestId();
   res.setHeader("X-Request-ID", requestId);
   res.setHeader("X-Voice-Concurrency-Limit", String(VOICE_CONCURRENCY_LIMIT));
-  res.setHeader("X-Voice-Concurrency-In-Use", String(deps.calls.activeCalls(deps.state.workspaces.values())));
+  res.setHeader("X-Voice-Concurrency-In-Use", String(deps.calls.activeCalls()));
   const method = req.method ?? "GET";
   const rawUrl = req.url ?? "/";
   const q = rawUrl.indexOf("?");

@@ -99,7 +99,7 @@ export type PlaceCallBody = z.infer<typeof PlaceCallBody>;
  * Rules of a place-a-call body beyond the schema: both version fields at once is 400
  * `invalid_request` (field `agent_version_id`).
  */
-export function placeCallIssues(body: PlaceCallBody): Issue[] {
+export function placeCallIssues(body: Pick<PlaceCallBody, "version" | "agent_version_id">): Issue[] {
   if (body.version !== undefined && body.agent_version_id !== undefined) {
     return [
       {

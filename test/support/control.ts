@@ -3,8 +3,8 @@
  * function per operation. Each throws a `ControlError` (status and body) when the emulator refuses;
  * `controlCall` returns any answer as it is, for tests of the control API itself.
  */
-import type { FaultConfig, LogEntry } from "../../src/emulator";
-import type { AgentDetail, ModelRow, NumberRow, VoiceRow } from "../../src/spec";
+import type { ControlCallBody, FaultConfig, LogEntry, OutcomeRule } from "../../src/emulator";
+import type { AgentDetail, ModelRow, NumberRow, PlaceCallResponse, VoiceRow } from "../../src/spec";
 
 /** Where an emulator listens: a `RunningEmulator`, or anything with its `url`. */
 export interface EmulatorAddress {
@@ -140,4 +140,26 @@ export function addCustomTool(
 /** Opens another draft on an agent, as a dashboard user would; returns the agent with it. */
 export function openDraft(emu: EmulatorAddress, agentId: string): Promise<AgentDetail> {
   return ok(emu, "POST", `/_emulator/agents/${seg(agentId)}/drafts`);
+}
+
+/**
+ * Replaces the call-outcome rules (`PUT /_emulator/call-outcomes`): the first rule whose `match`
+ * fits a new call decides its status, duration, analysis values and transcript.
+ */
+export async function setCallOutcomes(emu: EmulatorAddress, rules: OutcomeRule[]): Promise<void> {
+  await ok(emu, "PUT", "/_emulator/call-outcomes", { rules });
+}
+
+/** Sets (or with `null` removes) an agent's webhook, the dashboard's setting. */
+export async function setAgentWebhook(
+  emu: EmulatorAddress,
+  agentId: string,
+  url: string | null,
+): Promise<void> {
+  await ok(emu, "PUT", `/_emulator/agents/${seg(agentId)}/webhook`, { url });
+}
+
+/** Real traffic: an inbound or widget call to an agent (`POST /_emulator/calls`, no key). */
+export function trafficCall(emu: EmulatorAddress, call: ControlCallBody): Promise<PlaceCallResponse> {
+  return ok(emu, "POST", "/_emulator/calls", call);
 }

@@ -52,7 +52,7 @@ export const listWhatsAppNumbers = (ctx: RouteContext): Result => ({
 });
 export const listWhatsAppTemplates = (ctx: RouteContext): Result => ({ status: 200, body: ctx.ws.templates });
 
-/** `GET /v1/agents/{id}/memory/subjects`: remembered callers (the emulator places no calls: none). */
+/** `GET /v1/agents/{id}/memory/subjects`: remembered callers (the emulator remembers nothing: none). */
 export function listMemorySubjects(ctx: RouteContext): Result {
   const agent = findAgent(ctx);
   const issues: Parameters<typeof validationError>[0] = [];
