@@ -24,6 +24,7 @@ import {
   type Emulator,
   fmt,
   median,
+  noopProgram,
   PulumiProject,
   project,
   pulumiHost,
@@ -38,37 +39,6 @@ const ROUNDS = Number(rounds ?? 3);
 if (flags.includes("--host=stock")) process.env.PVA_PULUMI_HOST = "stock";
 else if (flags.some((f) => f !== "--host=ours"))
   throw new Error(`unknown flag in ${flags.join(" ")}: --host=stock or --host=ours`);
-
-/** The same shape as `agentsProgram`, from a dynamic resource that does nothing. */
-function noopProgram(count: number, versions: boolean): string {
-  return `
-import * as pulumi from "@pulumi/pulumi";
-const provider: pulumi.dynamic.ResourceProvider = {
-  async create(inputs: any) {
-    return { id: Math.random().toString(36).slice(2), outs: { ...inputs, agentId: "noop", contentHash: "h" } };
-  },
-};
-class Noop extends pulumi.dynamic.Resource {
-  declare readonly agentId: pulumi.Output<string>;
-  declare readonly contentHash: pulumi.Output<string>;
-  constructor(name: string, props: Record<string, unknown>, opts?: pulumi.CustomResourceOptions) {
-    super(provider, name, { agentId: undefined, contentHash: undefined, ...props }, opts);
-  }
-}
-const ids: any[] = [];
-for (let i = 0; i < ${count}; i++) {
-  const agent = new Noop("agent-" + i, {
-    name: "Noop " + i,
-    systemPrompt: "## Agent Purpose\\nHelp callers with their orders. (agent " + i + ")",
-    language: { default: "en-IN", additional: ["hi-IN"] },
-    model: { model: "gpt-4o-mini", temperature: 0.2 },
-  });
-  ${versions ? `new Noop("agent-" + i + "-live", { agent: agent.agentId, contentHash: agent.contentHash, live: true }, { dependsOn: agent });` : ""}
-  ids.push(agent.agentId);
-}
-export const agentIds = ids;
-`;
-}
 
 interface Sample {
   create: number;
@@ -156,10 +126,11 @@ async function main(): Promise<void> {
 function providerTextCost(): { serializer: number; ours: number } {
   const code = `
 const pulumi = require("@pulumi/pulumi");
-const { makeProvider, providerText } = require("./dist/provider/shim");
+const { providerText } = require("./dist/resources/providerText");
+const provider = require("./dist/resources/agent/kind");
 (async () => {
   let t = performance.now();
-  await pulumi.runtime.serializeFunction(() => makeProvider("agent"), { allowSecrets: false });
+  await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: false });
   const serializer = performance.now() - t;
   t = performance.now();
   for (let i = 0; i < ${N}; i++) providerText("agent");

@@ -25,6 +25,40 @@ export {
   startEmulator,
 };
 
+/**
+ * The same shape as `agentsProgram`, from a dynamic resource that does nothing: `count` "agents",
+ * each with a "version" depending on it when `versions`. Its provider's create returns its inputs.
+ */
+export function noopProgram(count: number, versions: boolean): string {
+  return `
+import * as pulumi from "@pulumi/pulumi";
+const provider: pulumi.dynamic.ResourceProvider = {
+  async create(inputs: any) {
+    return { id: Math.random().toString(36).slice(2), outs: { ...inputs, agentId: "noop", contentHash: "h" } };
+  },
+};
+class Noop extends pulumi.dynamic.Resource {
+  declare readonly agentId: pulumi.Output<string>;
+  declare readonly contentHash: pulumi.Output<string>;
+  constructor(name: string, props: Record<string, unknown>, opts?: pulumi.CustomResourceOptions) {
+    super(provider, name, { agentId: undefined, contentHash: undefined, ...props }, opts);
+  }
+}
+const ids: any[] = [];
+for (let i = 0; i < ${count}; i++) {
+  const agent = new Noop("agent-" + i, {
+    name: "Noop " + i,
+    systemPrompt: "## Agent Purpose\\nHelp callers with their orders. (agent " + i + ")",
+    language: { default: "en-IN", additional: ["hi-IN"] },
+    model: { model: "gpt-4o-mini", temperature: 0.2 },
+  });
+  ${versions ? `new Noop("agent-" + i + "-live", { agent: agent.agentId, contentHash: agent.contentHash, live: true }, { dependsOn: agent });` : ""}
+  ids.push(agent.agentId);
+}
+export const agentIds = ids;
+`;
+}
+
 /** A scratch folder for emulator databases. */
 export function scratchDir(): string {
   return mkdtempSync(path.join(tmpdir(), "va-bench-"));

@@ -124,7 +124,7 @@ describe("the provider text a resource stores (`__provider`)", () => {
           "--preserve-symlinks",
           "-e",
           `const pulumi = require("@pulumi/pulumi");
-const { providerText } = require(${JSON.stringify(path.join(pkg, "dist/provider/shim.js"))});
+const { providerText } = require(${JSON.stringify(path.join(pkg, "dist/resources/providerText.js"))});
 (async () => {
   const texts = [];
   for (const kind of ["agent", "agentVersion", "widget", "knowledgeBase", "analysisGroup"]) {
@@ -156,7 +156,7 @@ const { providerText } = require(${JSON.stringify(path.join(pkg, "dist/provider/
         process.execPath,
         [
           "-e",
-          `const { providerText } = require(${JSON.stringify(path.join(ROOT, "dist/provider/shim.js"))});
+          `const { providerText } = require(${JSON.stringify(path.join(ROOT, "dist/resources/providerText.js"))});
 const text = providerText("widget");
 const provider = require("require-from-string")(text).handler();
 console.log(JSON.stringify({ text, methods: Object.keys(provider) }));`,
@@ -164,7 +164,7 @@ console.log(JSON.stringify({ text, methods: Object.keys(provider) }));`,
         { cwd: project, encoding: "utf8" },
       );
       const { text, methods } = JSON.parse(out);
-      expect(text).toContain('require(require("node:path").resolve("../../dist/provider/kinds/widget.js"))');
+      expect(text).toContain('require(require("node:path").resolve("../../dist/resources/widget/kind.js"))');
       expect(methods).toEqual(["configure", "check", "diff", "create", "read", "update", "delete"]);
     } finally {
       rmSync(project, { recursive: true, force: true });

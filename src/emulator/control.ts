@@ -57,6 +57,11 @@ router.add("POST", "/_emulator/reset", (d) => {
   return { status: 200, body: { reset: true } };
 });
 
+router.add("POST", "/_emulator/rate-limit/clear", (d) => {
+  d.limiter.clear();
+  return { status: 200, body: { cleared: true } };
+});
+
 router.add("POST", "/_emulator/workspaces/:name/custom-tools", (d, p, body) => {
   const ws = workspace(d, p.name as string);
   const { name } = parse(ToolBody, body);

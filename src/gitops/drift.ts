@@ -19,7 +19,7 @@
 import type { ActivationRowT, VoiceAgentClient } from "../client";
 import { contextFor } from "../provider/context";
 import { deepEqual } from "../provider/normalize";
-import { RESOURCES, type ResourceKind } from "../provider/registry";
+import { RESOURCES, type ResourceKind } from "../resources/registry";
 import type { Props } from "../provider/resource";
 import { code } from "./markdown";
 import { nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
@@ -127,7 +127,7 @@ async function readDrift(
   const base = { urn: step.urn, type, id: old.id };
   // The refresh preview found it gone (its read came back empty): nothing more to read.
   if (step.op === "delete") return { ...base, deleted: true, before: {}, after: {} };
-  const handler = (await RESOURCES[kind]())(contextFor(client));
+  const handler = RESOURCES[kind]()(contextFor(client));
   let read: { id?: string; props?: Props; inputs?: Props };
   try {
     read = await handler.read(old.id, old.outputs);

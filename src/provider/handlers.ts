@@ -1,25 +1,25 @@
 /**
- * Entry point of the provider process: the serialized provider (`shim.ts`) requires this module and
- * calls `configure` once, then `handler(kind)` for every operation. Each resource's handler is made
- * once per process, bound to the process's provider context, when first used.
+ * Entry point of the provider process: the provider objects (`shim.ts`) require this module and
+ * call `configure` once, then `handler(kind, load)` for every operation. Each resource's handler is
+ * made once per process, bound to the process's provider context, when first used. It knows no
+ * resource: each provider object hands it its own (`src/resources/registry.ts`).
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { configure, providerContext } from "./context";
 import { isExpectedFailure } from "./failures";
 import { exitWithEngine } from "./lifetime";
-import { RESOURCES, type ResourceKind } from "./registry";
-import type { ResourceHandler } from "./resource";
+import type { HandlerFactory, ResourceHandler } from "./resource";
 
 export { configure };
 
 exitWithEngine();
 
-const loaded = new Map<ResourceKind, Promise<ResourceHandler>>();
+const loaded = new Map<string, Promise<ResourceHandler>>();
 
-function load(kind: ResourceKind): Promise<ResourceHandler> {
+function loadHandler(kind: string, factory: () => HandlerFactory): Promise<ResourceHandler> {
   let h = loaded.get(kind);
   if (!h) {
-    h = RESOURCES[kind]().then((factory) => factory(providerContext));
+    h = Promise.resolve().then(() => factory()(providerContext));
     loaded.set(kind, h);
   }
   return h;
@@ -75,29 +75,30 @@ function rethrowQuietly(err: unknown): never {
 }
 
 /**
- * The handler of `kind` in this process. Synchronous, with methods that wait for the resource's
- * module: provider objects serialized into existing states call it this way.
+ * The handler of `kind` in this process, made by `factory` (the resource's provider side) at its
+ * first use. Synchronous, with methods that wait for the resource's module.
  */
-export function handler(kind: ResourceKind): ResourceHandler {
+export function handler(kind: string, factory: () => HandlerFactory): ResourceHandler {
+  const load = () => loadHandler(kind, factory);
   return {
     check: (olds, news) =>
-      load(kind)
+      load()
         .then((h) => h.check(olds, news))
         .then(forTheEngine)
         .catch(rethrowQuietly),
     diff: (id, olds, news) =>
-      load(kind)
+      load()
         .then((h) => h.diff(id, olds, news))
         .catch(rethrowQuietly),
     // Create and update errors reach the engine as their message alone: nothing written on stderr.
-    create: (inputs) => load(kind).then((h) => h.create(inputs)),
+    create: (inputs) => load().then((h) => h.create(inputs)),
     read: (id, props) =>
-      load(kind)
+      load()
         .then((h) => h.read(id, props))
         .catch(rethrowQuietly),
-    update: (id, olds, news) => load(kind).then((h) => h.update(id, olds, news)),
+    update: (id, olds, news) => load().then((h) => h.update(id, olds, news)),
     delete: (id, props) =>
-      load(kind)
+      load()
         .then((h) => h.delete(id, props))
         .catch(rethrowQuietly),
   };

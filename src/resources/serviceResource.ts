@@ -18,7 +18,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { withProvider } from "../provider/providerResource";
-import { providerText, type ResourceKind } from "../provider/shim";
+import { providerText } from "./providerText";
+import type { ResourceKind } from "./registry";
 import { type ResourceType, TYPE_PREFIX } from "./typeNames";
 
 export abstract class ServiceResource extends pulumi.CustomResource {

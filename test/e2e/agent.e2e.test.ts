@@ -111,7 +111,7 @@ describe("Agent and AgentVersion through the real engine", () => {
         expect(text.length).toBeLessThan(400);
         expect(text).not.toMatch(/undici|zod|class Pool|ZodType/);
         expect(text).toMatch(
-          /require\(require\("node:path"\)\.resolve\("[./]+\/dist\/provider\/kinds\/agent(Version)?\.js"\)\)/,
+          /require\(require\("node:path"\)\.resolve\("[./]+\/dist\/resources\/agent(Version)?\/kind\.js"\)\)/,
         );
       }
 

@@ -197,6 +197,18 @@ describe("rate limit", () => {
       expect(r.headers.get("x-request-id")).toBeTruthy();
       // The control API is never limited.
       expect((await limited.control("GET", "/_emulator/requests")).status).toBe(200);
+      // Clearing the windows gives a fresh minute, and keeps the state.
+      const created = await limited.control("POST", "/_emulator/workspaces/default/custom-tools", {
+        name: "kept",
+      });
+      expect(created.status).toBe(201);
+      expect((await limited.control("POST", "/_emulator/rate-limit/clear")).body).toEqual({ cleared: true });
+      for (let i = 0; i < 5; i++) expect((await limited.get("/v1/models")).status).toBe(200);
+      expect((await limited.get("/v1/models")).status).toBe(429);
+      const again = await limited.control("POST", "/_emulator/workspaces/default/custom-tools", {
+        name: "kept",
+      });
+      expect(again.status).toBe(200);
     } finally {
       await emu.close();
     }

@@ -72,6 +72,11 @@ export async function resetEmulator(emu: EmulatorAddress): Promise<void> {
   await ok(emu, "POST", "/_emulator/reset");
 }
 
+/** Empties every key's rate-limit window (a fresh minute), leaving the state, faults and log alone. */
+export async function clearRateLimit(emu: EmulatorAddress): Promise<void> {
+  await ok(emu, "POST", "/_emulator/rate-limit/clear");
+}
+
 /** Sets the fault injection (missing members are 0, so `{}` turns faults off); returns what is in force. */
 export function setFaults(emu: EmulatorAddress, faults: Partial<FaultConfig>): Promise<FaultConfig> {
   return ok(emu, "PUT", "/_emulator/faults", faults);

@@ -23,6 +23,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { createMarker } from "../createMarker";
 import { ServiceResource } from "../serviceResource";
+import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } from "./documents";
+
+export { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus };
 
 type In<T> = pulumi.Input<T>;
 
@@ -81,20 +84,6 @@ export interface KnowledgeBaseArgs {
    * documents (`documents` defaults to none). Changing it later has no effect.
    */
   adoptId?: In<string>;
-}
-
-/** Default of `readyTimeoutSeconds`. */
-export const DEFAULT_KB_READY_TIMEOUT_SECONDS = 300;
-
-/** One document as last read: its id and processing status. */
-export interface KnowledgeBaseDocumentStatus {
-  name: string;
-  id: string;
-  /** `text` or `url` (another value the service may add is kept as read). */
-  source: "text" | "url" | (string & {});
-  /** `processing`, `ready` or `failed` (another value the service may add is kept as read). */
-  status: "processing" | "ready" | "failed" | (string & {});
-  error: string | null;
 }
 
 /** A knowledge base. Attach it to agents with `knowledgeBaseIds: [kb.id]`. */

@@ -22,7 +22,7 @@ import type { HandlerFactory, Props } from "../../provider/resource";
 import { orUnknown, parseProps } from "../../provider/state";
 import { UNKNOWN, unknownPaths } from "../../provider/unknowns";
 import { checkKnowledgeBaseRules, KnowledgeBaseInput } from "../../spec";
-import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } from "./index";
+import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } from "./documents";
 
 /** Stands for the text of a text document the program does not declare (the service never shows it). */
 const UNREAD_TEXT = "(text held by the service, not readable)";
