@@ -4,7 +4,8 @@
  * they meet their expectations. One stack goes through: a passing verification; a failure on a
  * status (the earlier version stays live; a retried `up` places no second call; `attempt` re-runs);
  * a failure on an analysis value; a timeout, then the same calls awaited again; an `up` killed
- * while its calls run, then recovered (still one call per check); a verified rollback (pinned);
+ * after the service placed its calls and before their answers came, then recovered (still one call
+ * per check); a verified rollback (pinned);
  * and a change of `verify` alone on a live version (no call, no diff after).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -16,7 +17,7 @@ import { parseEventStream } from "../../src/gitops/events";
 import { renderReport } from "../../src/gitops/report";
 import { preview as recordedPreview } from "../gitops/previews";
 import { recoverAfterKill, spawnPulumi } from "../reliability/support";
-import { clearRequestLog, controlCall, requestLog } from "../support/control";
+import { clearRequestLog, controlCall, requestLog, setFaults } from "../support/control";
 import { PulumiProject, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
@@ -256,17 +257,25 @@ describe("AgentVersion verify through the real engine", () => {
   test("an up killed while its calls run, then recovered, places one call per check", async () => {
     p.setProgram(program({ prompt: prompt(3) }));
     await clearRequestLog(emu);
+    // A deterministic kill point: the service places the calls and their answers never come, so the
+    // up is killed with the calls placed and their ids unknown to it.
+    const hold = { method: "POST", path: "/v1/calls" } as const;
+    await setFaults(emu, { hold_after_commit: [hold, hold] });
     const run = spawnPulumi(p, ["up", "--yes", "--skip-preview"]);
     const t0 = performance.now();
-    while ((await requestLog(emu)).filter((e) => e.method === "POST" && e.path === "/v1/calls").length < 2) {
+    const held = async () =>
+      (await requestLog(emu)).filter((e) => e.path === "/v1/calls" && e.dropped === "held").length;
+    while ((await held()) < 2) {
       if (performance.now() - t0 > 120_000) throw new Error(`no calls placed:\n${run.output()}`);
-      await sleep(20);
+      await sleep(50);
     }
     run.killGroup();
     await run.done;
-    // Killed during the verification: not live yet.
+    await setFaults(emu, {});
+    expect((await callsOf(agentId)).filter((c) => c.agent_version === 3)).toHaveLength(2);
     expect(await live()).toBe(2);
     await recoverAfterKill(p);
+    // The recovered up placed the same two checks again: answered with the calls already placed.
     expect((await callsOf(agentId)).filter((c) => c.agent_version === 3)).toHaveLength(2);
     expect(await live()).toBe(3);
     await p.preview({ expectNoChanges: true });

@@ -52,6 +52,11 @@ describe("examples/gitops workflow", () => {
   test("the deploy job runs `pulumi up` per environment, dev before prod, then expects no changes", () => {
     const steps = runs("deploy").join("\n");
     expect(steps).toContain("pulumi up --yes --stack ${{ matrix.stack }}");
+    // The deploy's events become its report on the run's summary, a failed verification included.
+    expect(steps).toMatch(/pulumi up .* --json > up\.json/);
+    const report = workflow.jobs.deploy.steps.find((s: any) => s.name === "Deploy report");
+    expect(report.if).toContain("!cancelled()");
+    expect(report.run).toMatch(/voice-agent-diff .*up\.json >> "\$GITHUB_STEP_SUMMARY"/);
     expect(steps).toContain("pulumi preview --expect-no-changes --stack ${{ matrix.stack }}");
     expect(workflow.jobs.deploy.strategy.matrix.stack).toEqual(["dev", "prod"]);
     expect(workflow.jobs.deploy.strategy["max-parallel"]).toBe(1);
