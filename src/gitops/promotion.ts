@@ -1,10 +1,10 @@
 /**
  * The pull-request report's "Promotion" lines: per AgentVersion with `promote` that publishes in
  * this preview, what staging's live version has shown (how long live, its calls and analysis shares
- * against the thresholds), or why production would be refused (the preview's error on it).
+ * against the thresholds), "not yet proven" when it falls short (the preview passes, `up` refuses),
+ * or why production is refused (a difference: the preview's error on it).
  */
-import type { Proof } from "../resources/agentVersion/promote";
-import { proofLines } from "../resources/agentVersion/promote";
+import { type Proof, proofLines } from "../resources/agentVersion/proof";
 import { code, plain } from "./markdown";
 import { isRecord, nameOf, type PreviewJson, TYPE_PREFIX, typeOf } from "./preview";
 
@@ -37,10 +37,14 @@ export function promotionLines(preview: PreviewJson): string[] {
         ? ""
         : `, live for ${duration(proof.minutesLive)} (since ${proof.liveSince})`;
     const checks = [...met.map((m) => `${m}: met`), ...missing.map((m) => `${m}: **not met**`)];
+    const what =
+      `staging agent ${code(proof.fromAgentId)} version **${proof.fromVersion}**${live}; ` +
+      `${proof.calls} call${proof.calls === 1 ? "" : "s"} counted; same configuration (${code(proof.configDigest)})` +
+      `${checks.length ? `; ${checks.join("; ")}` : ""}`;
     lines.push(
-      `- ${code(nameOf(step.urn))}: staging agent ${code(proof.fromAgentId)} version **${proof.fromVersion}**${live}; ` +
-        `${proof.calls} call${proof.calls === 1 ? "" : "s"} counted; same configuration (${code(proof.configDigest)})` +
-        `${checks.length ? `; ${checks.join("; ")}` : ""}.`,
+      missing.length > 0
+        ? `- ${code(nameOf(step.urn))}: **not yet proven**: ${what}; \`up\` will refuse until it is.`
+        : `- ${code(nameOf(step.urn))}: ${what}.`,
     );
   }
   for (const d of preview.diagnostics ?? []) {

@@ -2,10 +2,12 @@
  * Promotion with proof through the real Pulumi CLI: two stacks of one project (`staging`, `prod`)
  * against one emulator, in one workspace. Production reads staging's agent id from a
  * StackReference and is refused, at preview and at `up`, for a different prompt, a missing
- * knowledge base, a differing variable, too short a soak, too few calls and a rate above its bound;
- * accepted when everything holds, with production's live configuration equal to staging's
- * (`ignore` honoured) and the `promotion` output filled. The pull-request report's Promotion line
- * is checked for a refusal and for an accepted promotion.
+ * knowledge base, a differing variable. A proof that falls short (too short a soak, too few calls,
+ * a rate above its bound) passes the preview with a warning naming what is missing (proof
+ * accumulates between the pull request and the deploy) and is refused at `up`; once staging has
+ * taken more calls the next `up` publishes and puts live, with production's live configuration
+ * equal to staging's (`ignore` honoured) and the `promotion` output filled. The pull-request
+ * report's Promotion line is checked for a refusal, a promotion not yet proven, and a proven one.
  *
  * Soak without waiting: `soakMinutes` takes fractions (0.05 is 3 s), so the test waits seconds.
  */
@@ -157,22 +159,31 @@ describe("promoting staging to production", () => {
     if (id) expect((await client.agents.get(id)).live_version).toBeNull();
   }, 300_000);
 
-  test("too short a soak is refused at preview and at up", async () => {
+  test("too short a soak: preview passes with a warning, up refuses naming it", async () => {
     await setConfig(prod, {
       prompt: PROMPT,
       region: "south",
       kb: "FAQ",
       promote: { ignore: [...IGNORE, "variables[region].defaultValue"], soakMinutes: 60 },
     });
-    const soak = await prod.preview({ allowFailure: true });
+    const soak = await prod.preview();
     expect(`${soak.stdout}\n${soak.stderr}`).toMatch(
-      /staging's live version 0 of agent [0-9a-f-]+ has not proven itself yet: live [\d.]+ of 60 minutes/,
+      /warning: promotion from agent [0-9a-f-]+ version 0 not yet proven: live [\d.]+ of 60 minutes; `pulumi up` will refuse until it is/,
     );
-    const refused = await prod.up({ allowFailure: true });
-    expect(`${refused.stdout}\n${refused.stderr}`).toMatch(/live [\d.]+ of 60 minutes/);
+    // `up` with its preview pass: the warning in the preview pass only, then the refusal.
+    const refused = await prod.pulumi(["up", "--yes"], { allowFailure: true });
+    const said = `${refused.stdout}\n${refused.stderr}`;
+    expect(refused.code).not.toBe(0);
+    const [previewPass, updatePass] = said.split(/^Updating \(prod\):$/m);
+    expect(previewPass).toContain("not yet proven: live");
+    expect(updatePass).toBeDefined();
+    expect(updatePass).not.toContain("not yet proven");
+    expect(said).toMatch(
+      /has not proven itself yet: live [\d.]+ of 60 minutes\. Nothing was published or put live: what is live stays live/,
+    );
   }, 300_000);
 
-  test("too few calls, a rate above its bound; then accepted: production's live configuration equals staging's", async () => {
+  test("too few calls, a rate above its bound: preview passes, up refuses; more calls, then up publishes: production's live configuration equals staging's", async () => {
     const stagingId = (await staging.outputs()).agentId as string;
     const proof = {
       ignore: [...IGNORE, "variables[region].defaultValue"],
@@ -191,16 +202,33 @@ describe("promoting staging to production", () => {
     await callStaging(stagingId, [UNHAPPY, HAPPY]);
     await client.calls.place({ agent_id: stagingId, to_number: HAPPY }, { idempotencyKey: randomUUID() });
     await settle();
-    const short = await prod.preview({ allowFailure: true });
+    // The pull request opened before staging has proven itself previews green, saying what is missing.
+    const short = await prod.preview();
     expect(`${short.stdout}\n${short.stderr}`).toMatch(
-      /has not proven itself yet: 2 of 3 calls \(origins widget, dashboard, batch, inbound, demo\); Default Analysis\/User Sentiment = "negative" on 1 of 2 calls \(50%, at most 34%\)\. Met: live [\d.]+ minutes \(at least 0\.01\)\./,
+      new RegExp(
+        `warning: promotion from agent ${stagingId} version 0 not yet proven: 2 of 3 calls \\(origins widget, dashboard, batch, inbound, demo\\); ` +
+          `Default Analysis/User Sentiment = "negative" on 1 of 2 calls \\(50%, at most 34%\\); \`pulumi up\` will refuse until it is`,
+      ),
     );
+    expect(await report(prod)).toMatch(
+      /`support-live`: \*\*not yet proven\*\*: staging agent `[0-9a-f-]+` version \*\*0\*\*.*2 of 3 calls \(.*\): \*\*not met\*\*; `up` will refuse until it is\./,
+    );
+    // The scheduled deploy before the proof holds: refused, nothing of production goes live.
+    const refused = await prod.up({ allowFailure: true });
+    expect(refused.code).not.toBe(0);
+    expect(`${refused.stdout}\n${refused.stderr}`).toMatch(
+      /has not proven itself yet: 2 of 3 calls \(origins widget, dashboard, batch, inbound, demo\); Default Analysis\/User Sentiment = "negative" on 1 of 2 calls \(50%, at most 34%\)\. Met: live [\d.]+ minutes \(at least 0\.01\)\. Nothing was published or put live/,
+    );
+    const prodId = (await prod.outputs()).agentId as string | undefined;
+    if (prodId) expect((await client.agents.get(prodId)).live_version).toBeNull();
+
     await callStaging(stagingId, [HAPPY, HAPPY]);
     await settle();
     expect(await report(prod)).toMatch(
-      /#### Promotion\n[\s\S]*`support-live`: staging agent `[0-9a-f-]+` version \*\*0\*\*, live for \d+ (s|min) .*; 4 calls counted; .*4 calls \(at least 3; .*\): met; .*on 1 of 4 calls \(25%, at most 34%\): met/,
+      /#### Promotion\n[\s\S]*`support-live`: staging agent `[0-9a-f-]+` version \*\*0\*\*, live for \d+ (s|min) .*; 4 calls counted; .*4 calls \(at least 3; .*\): met; .*on 1 of 4 calls \(25%, at most 34%\): met\./,
     );
-    await prod.upAndSettle();
+    // The next deploy publishes and puts live; no warning in it, nor in the no-op preview and refresh.
+    await prod.upAndSettle({ quiet: true });
     const out = await prod.outputs();
     expect(out.promotion).toMatchObject({
       fromAgentId: stagingId,

@@ -1,6 +1,7 @@
 /**
  * The report's Promotion lines from a `pulumi preview --json` document: what staging showed
- * against the thresholds (met and not met), or why production would be refused.
+ * against the thresholds (met and not met), "not yet proven" when it falls short (the preview
+ * passes, `up` refuses), or why production is refused (a difference fails the preview).
  */
 import { expect, test } from "vitest";
 import { promotionLines } from "../../src/gitops/promotion";
@@ -28,24 +29,36 @@ const proof = {
   configDigest: "sha256:abc",
 };
 
-test("an accepted or pending promotion: staging's version, how long live, calls and rates against the thresholds", () => {
-  const preview = parsePreview({
+/** A preview that publishes the AgentVersion, with the proof `check` recorded. */
+const publishing = (p: typeof proof) =>
+  parsePreview({
     steps: [
       {
         op: "create-replacement",
         urn: URN,
         newState: {
           type: "pulumi-nodejs:dynamic/voice-agent:AgentVersion",
-          inputs: { agentId: "a-prod", promote: { from: "a-staging" }, promoteProof: proof },
+          inputs: { agentId: "a-prod", promote: { from: "a-staging" }, promoteProof: p },
         },
       },
     ],
   });
-  expect(promotionLines(preview)).toEqual([
-    "- `support-live`: staging agent `a-staging` version **4**, live for 2 h 5 min (since 2026-11-25T06:00:00.000Z); " +
+
+test("a promotion not yet proven: staging's version, how long live, calls and rates against the thresholds; `up` will refuse", () => {
+  expect(promotionLines(publishing(proof))).toEqual([
+    "- `support-live`: **not yet proven**: staging agent `a-staging` version **4**, live for 2 h 5 min (since 2026-11-25T06:00:00.000Z); " +
       "18 calls counted; same configuration (`sha256:abc`); live 125 minutes (at least 60): met; " +
       'Default Analysis/User Sentiment = "negative" on 1 of 18 calls (5.6%, at most 10%): met; ' +
-      "18 of 20 calls (origins widget, inbound): **not met**.",
+      "18 of 20 calls (origins widget, inbound): **not met**; `up` will refuse until it is.",
+  ]);
+});
+
+test("a proven promotion: every threshold met", () => {
+  expect(promotionLines(publishing({ ...proof, minCalls: 18 }))).toEqual([
+    "- `support-live`: staging agent `a-staging` version **4**, live for 2 h 5 min (since 2026-11-25T06:00:00.000Z); " +
+      "18 calls counted; same configuration (`sha256:abc`); live 125 minutes (at least 60): met; " +
+      "18 calls (at least 18; origins widget, inbound): met; " +
+      'Default Analysis/User Sentiment = "negative" on 1 of 18 calls (5.6%, at most 10%): met.',
   ]);
 });
 

@@ -9,6 +9,7 @@ import type { RunningEmulator } from "../../src/emulator";
 import { contextFor } from "../../src/provider/context";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { agentProvider } from "../../src/resources/agent/provider";
+import { type Proof, shortfallWarning } from "../../src/resources/agentVersion/proof";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { clearRequestLog, requestLog } from "../support/control";
 import { checkAndCreate, emulatorForFile, testContext } from "./support";
@@ -103,17 +104,33 @@ describe("promote", () => {
     expect(reason).toContain(`staging agent ${draftOnly.id} has no live version`);
   });
 
-  test("too short a soak is refused with what is missing; accepted once it holds, with the promotion on record", async () => {
+  test("too short a soak passes preview with the proof recorded, is refused at up naming what is missing; accepted once it holds", async () => {
     const prod = await checkAndCreate(agents, config);
     // The prompt was published a moment ago: 0.05 minutes (3 s) of soak is not met yet.
     const inputs = versionInputs(prod.outs, { promote: { from: staging.id, soakMinutes: 0.05 } });
-    const [reason] = reasons(await versions.check({}, inputs));
-    expect(reason).toMatch(
-      /has not proven itself yet: live 0(\.0\d)? of 0\.05 minutes\. Next: let staging take more traffic/,
+    const early = await versions.check({}, inputs);
+    // Proof accumulates until the deploy: the preview passes, with what staging has shown so far.
+    expect(reasons(early)).toEqual([]);
+    expect(early.inputs.promoteProof).toMatchObject({
+      fromAgentId: staging.id,
+      fromVersion: 0,
+      soakMinutes: 0.05,
+    });
+    expect(shortfallWarning(early.inputs.promoteProof as Proof)).toMatch(
+      new RegExp(
+        `^promotion from agent ${staging.id} version 0 not yet proven: live 0(\\.0\\d)? of 0\\.05 minutes; \`pulumi up\` will refuse until it is$`,
+      ),
     );
+    await expect(versions.create(early.inputs)).rejects.toThrow(
+      /has not proven itself yet: live 0(\.0\d)? of 0\.05 minutes\. Nothing was published or put live: what is live stays live/,
+    );
+    const refused = await client.agents.get(prod.id);
+    expect(refused.is_published).toBe(false);
+    expect(refused.live_version).toBeNull();
     await new Promise((r) => setTimeout(r, 3100));
     const checked = await versions.check({}, inputs);
     expect(reasons(checked)).toEqual([]);
+    expect(shortfallWarning(checked.inputs.promoteProof as Proof)).toBeUndefined();
     const created = await versions.create(checked.inputs);
     const outs = created.outs as Record<string, any>;
     expect(outs.isLive).toBe(true);
@@ -131,6 +148,21 @@ describe("promote", () => {
     const next = versionInputs(changed.outs as Record<string, any>, { promote: { from: staging.id } });
     await expect(versions.update(created.id, outs, next)).rejects.toThrow(
       /systemPrompt: staging line 4: "Ask for the order number\.", production line 4: "Ask for the order id\."[\s\S]*Nothing was published or put live/,
+    );
+    expect((await client.agents.get(prod.id, { version: "live" })).version).toBe(outs.version);
+    // A change staging does not need to prove (an ignored field) with a proof that falls short:
+    // the preview passes, `up` refuses, and the earlier live version stays live.
+    const renamed = await agents.update(prod.id, changed.outs, { ...prod.inputs, name: "support prod" });
+    const short = versionInputs(renamed.outs as Record<string, any>, {
+      promote: { from: staging.id, ignore: ["name"], minCalls: 1 },
+    });
+    const shortCheck = await versions.check(outs, short);
+    expect(reasons(shortCheck)).toEqual([]);
+    expect(shortfallWarning(shortCheck.inputs.promoteProof as Proof)).toContain(
+      "not yet proven: 0 of 1 calls",
+    );
+    await expect(versions.update(created.id, outs, shortCheck.inputs)).rejects.toThrow(
+      /has not proven itself yet: 0 of 1 calls \(origins [a-z, ]+\)\. Nothing was published or put live/,
     );
     expect((await client.agents.get(prod.id, { version: "live" })).version).toBe(outs.version);
     // A no-op preview of the promoted version reads nothing.

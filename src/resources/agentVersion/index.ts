@@ -28,6 +28,7 @@ import type { Agent } from "../agent";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
 import type { PromoteArgs, PromoteRateArgs, Promotion } from "./promoteArgs";
+import { type Proof, shortfallWarning } from "./proof";
 
 export type { PromoteArgs, PromoteRateArgs, Promotion };
 
@@ -140,6 +141,11 @@ export class AgentVersion extends ServiceResource {
   declare readonly promotion: pulumi.Output<Promotion | undefined>;
   declare readonly label: pulumi.Output<string | undefined>;
   declare readonly notes: pulumi.Output<string | undefined>;
+  /**
+   * What staging has shown, as `check` measured it for a promotion this deploy publishes (known at
+   * preview: the checked inputs); read for the preview's warning.
+   */
+  declare private readonly promoteProof: pulumi.Output<Proof | undefined>;
 
   constructor(name: string, args: AgentVersionArgs, opts?: pulumi.CustomResourceOptions) {
     const publishing = args.version === undefined;
@@ -195,6 +201,7 @@ export class AgentVersion extends ServiceResource {
         // What the Agent declares, compared with staging's live configuration at preview.
         promoteConfig: promote === undefined ? undefined : agentConfig(args.agent),
         promotion: undefined,
+        promoteProof: undefined,
         version: undefined,
         versionId: undefined,
         isLive: undefined,
@@ -221,6 +228,14 @@ export class AgentVersion extends ServiceResource {
         );
       }
     });
+    // A promotion whose proof falls short passes the preview (proof accumulates until the deploy),
+    // said here; `up` refuses it. Only a deploy that publishes has a proof: a no-op says nothing.
+    if (promote !== undefined && pulumi.runtime.isDryRun()) {
+      this.promoteProof.apply((proof) => {
+        const warning = proof && shortfallWarning(proof);
+        if (warning) pulumi.log.warn(warning, this);
+      });
+    }
   }
 }
 

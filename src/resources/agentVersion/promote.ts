@@ -5,8 +5,11 @@
  * deploy history), on enough finished calls (`minCalls`, calls of the listed origins answered by
  * that version since it went live), with analysis shares within their bounds (`rates`).
  *
- * `check` (preview) reads staging and refuses a difference or a shortfall with what to do next;
- * `create` reads it again and refuses before anything is published or put live.
+ * `check` (preview) reads staging and refuses a difference with what to do next; a shortfall of the
+ * proof passes (proof accumulates between a pull request and the production deploy), recorded in
+ * the checked inputs (`promoteProof`), which the program warns of at preview (`index.ts`) and the
+ * pull-request report shows. `create` reads staging again and refuses a difference or a shortfall
+ * before anything is published or put live.
  */
 import type { ActivationRowT, AgentDetailT, VoiceAgentClient } from "../../client";
 import { AuthError, NotFoundError } from "../../client/errors";
@@ -34,6 +37,9 @@ import {
   withoutPaths,
 } from "../agent/projection";
 import { workingVersion } from "../agent/provider";
+import { type Proof, proofLines } from "./proof";
+
+export type { Proof };
 
 /** A bound on the share of counted calls whose analysis holds a value. */
 export interface Rate {
@@ -212,35 +218,6 @@ async function readStaging(c: VoiceAgentClient, promote: Promote): Promise<Stagi
   return { live, liveSince, config: fullConfig(live) };
 }
 
-/** The share of counted calls whose analysis holds a value, against its bound. */
-export interface RateProof {
-  analysis: string;
-  value: string | number | boolean;
-  atMost: number;
-  /** Calls whose analysis holds the value. */
-  matching: number;
-  /** matching / calls; `null` with no calls. */
-  share: number | null;
-}
-
-/** What staging's live version has shown. */
-export interface Proof {
-  fromAgentId: string;
-  fromVersion: number;
-  /** When it went live (the deploy history's `at`), when the history shows it. */
-  liveSince: string | null;
-  minutesLive: number | null;
-  /** Finished calls of the counted origins answered by that version since it went live. */
-  calls: number;
-  rates: RateProof[];
-  /** The origins counted. */
-  origins: string[];
-  soakMinutes: number;
-  minCalls: number;
-  /** The digest of the compared configuration (ignored fields left out): equal on both sides. */
-  configDigest: string;
-}
-
 /** Counts the calls and the analysis values of staging's live version since it went live. */
 async function measure(
   c: VoiceAgentClient,
@@ -282,40 +259,6 @@ async function measure(
   };
 }
 
-const pct = (share: number) => `${Math.round(share * 1000) / 10}%`;
-const minutes = (m: number) => (m >= 10 ? String(Math.floor(m)) : String(Math.floor(m * 100) / 100));
-
-/** Each requirement of the proof, met or not, in words. */
-export function proofLines(p: Proof): { met: string[]; missing: string[] } {
-  const met: string[] = [];
-  const missing: string[] = [];
-  if (p.soakMinutes > 0) {
-    const live = p.minutesLive === null ? undefined : minutes(p.minutesLive);
-    if (p.minutesLive !== null && p.minutesLive >= p.soakMinutes)
-      met.push(`live ${live} minutes (at least ${minutes(p.soakMinutes)})`);
-    else
-      missing.push(
-        `live ${live ?? "for an unknown time (no deploy-history row)"} of ${minutes(p.soakMinutes)} minutes`,
-      );
-  }
-  if (p.minCalls > 0) {
-    const origins = `origins ${p.origins.join(", ")}`;
-    if (p.calls >= p.minCalls) met.push(`${p.calls} calls (at least ${p.minCalls}; ${origins})`);
-    else missing.push(`${p.calls} of ${p.minCalls} calls (${origins})`);
-  }
-  for (const r of p.rates) {
-    const what = `${r.analysis} = ${JSON.stringify(r.value)}`;
-    // A rate is measured on the calls `minCalls` asks for: with none asked and none made, it holds.
-    if (r.share === null)
-      (p.minCalls > 0 ? missing : met).push(`${what}: no calls to measure (at most ${pct(r.atMost)})`);
-    else
-      (r.share <= r.atMost ? met : missing).push(
-        `${what} on ${r.matching} of ${p.calls} calls (${pct(r.share)}, at most ${pct(r.atMost)})`,
-      );
-  }
-  return { met, missing };
-}
-
 /** The message of a configuration that differs from staging's live one. */
 function differenceMessage(p: Promote, staging: Staging, found: Difference[], atUp: boolean): string {
   const since = staging.liveSince ? `, live since ${staging.liveSince}` : "";
@@ -336,15 +279,18 @@ function shortfallMessage(p: Proof, lines: { met: string[]; missing: string[] },
   return (
     `promote: staging's live version ${p.fromVersion} of agent ${p.fromAgentId} has not proven itself yet: ${lines.missing.join("; ")}.` +
     `${lines.met.length ? ` Met: ${lines.met.join("; ")}.` : ""} ` +
-    `${atUp ? "Nothing was published or put live. " : ""}Next: let staging take more traffic (and time), then run \`pulumi up\` again; ` +
+    `${atUp ? "Nothing was published or put live: what is live stays live (the agent's draft may hold the change; callers never hear a draft). " : ""}` +
+    "Next: let staging take more traffic (and time), then run `pulumi up` again; " +
     "or lower promote.soakMinutes / minCalls / rates if the bar is wrong."
   );
 }
 
 /** The outcome of a promotion check. */
 export interface Evaluation {
-  /** Why production would be refused; empty when it is not. */
+  /** Why production is refused at preview and at `up` (a difference, no live version); empty when it is not. */
   refusals: string[];
+  /** Why `up` refuses while preview passes: the proof falls short; unset when it holds. */
+  shortfall?: string;
   /** What staging has shown, when it could be measured. */
   proof?: Proof;
 }
@@ -387,7 +333,8 @@ export async function evaluate(
   const proof = await measure(c, promote, staging, configDigest(full));
   if (found.length > 0) return { refusals: [differenceMessage(promote, staging, found, atUp)], proof };
   const lines = proofLines(proof);
-  if (lines.missing.length > 0) return { refusals: [shortfallMessage(proof, lines, atUp)], proof };
+  if (lines.missing.length > 0)
+    return { refusals: [], shortfall: shortfallMessage(proof, lines, atUp), proof };
   return { refusals: [], proof };
 }
 
@@ -450,8 +397,9 @@ function publishing(olds: Record<string, unknown>, news: Record<string, unknown>
 
 /**
  * The AgentVersion's `check` for `promote`: the input's own failures, then (when this deploy
- * publishes and `from` is known) the comparison with staging and the proof. `proof` is what the
- * pull-request report shows.
+ * publishes and `from` is known) the comparison with staging, a difference failing the preview.
+ * A proof that falls short does not: `proof` (met or not) is what the preview's warning and the
+ * pull-request report show, and `create` refuses while it falls short.
  */
 export async function checkPromotion(
   ctx: ProviderContext,
@@ -480,7 +428,8 @@ export async function enforcePromotion(
 ): Promise<Proof | undefined> {
   if (args.promote === undefined) return undefined;
   const production = await draftConfig(await ctx.client(), args.agentId, args.draftVersion);
-  const { refusals, proof } = await evaluate(ctx, args.promote as Promote, production, true, true);
-  if (refusals.length > 0 || !proof) throw new PromotionRefused(refusals.join("\n"));
+  const { refusals, shortfall, proof } = await evaluate(ctx, args.promote as Promote, production, true, true);
+  if (refusals.length > 0 || shortfall !== undefined || !proof)
+    throw new PromotionRefused([...refusals, ...(shortfall !== undefined ? [shortfall] : [])].join("\n"));
   return proof;
 }
