@@ -4,7 +4,8 @@
  * runs this file in the stock lane). Staging's stack and production's stack each have their own
  * workspace key; production reaches staging's with `promote.apiKey` (a secret in its config).
  * Knowledge bases are compared by name, so the two workspaces' ids differ and nothing is refused;
- * the key to staging's workspace is nowhere in the state or the output.
+ * the key to staging's workspace is nowhere in the state or the output. A proof that falls short
+ * shows as a warning on the AgentVersion in the preview (which passes), under both hosts.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { closeDispatchers } from "../../src/client";
@@ -25,6 +26,7 @@ const agent = new va.Agent("support", {
   knowledgeBaseIds: [kb.id],
 });
 const promoted = cfg.getBoolean("promote") === true;
+const minCalls = cfg.getNumber("minCalls");
 const live = new va.AgentVersion("support-live", {
   agent,
   ...(promoted
@@ -33,6 +35,7 @@ const live = new va.AgentVersion("support-live", {
           from: new pulumi.StackReference("organization/workspaces/staging").requireOutput("agentId") as pulumi.Output<string>,
           apiKey: cfg.requireSecret("stagingKey"),
           soakMinutes: 0.01,
+          ...(minCalls !== undefined ? { minCalls } : {}),
         },
       }
     : {}),
@@ -72,6 +75,13 @@ test("production promotes from staging's workspace with promote.apiKey; the key 
   const prod = await project.withStack("prod", { "voice-agent:baseUrl": emu.url, "app:promote": "true" });
   await prod.pulumi(["config", "set", "--secret", "voice-agent:apiKey", DEFAULT_API_KEY]);
   await prod.pulumi(["config", "set", "--secret", "app:stagingKey", STAGING_KEY]);
+  // Before staging has taken a call: the preview passes and says what `up` would refuse.
+  await prod.pulumi(["config", "set", "app:minCalls", "1"]);
+  const early = await prod.preview();
+  expect(`${early.stdout}${early.stderr}`).toMatch(
+    /warning: promotion from agent [0-9a-f-]+ version 0 not yet proven: 0 of 1 calls \(origins [a-z, ]+\); `pulumi up` will refuse until it is/,
+  );
+  await prod.pulumi(["config", "rm", "app:minCalls"]);
   const up = await prod.upAndSettle({ quiet: true });
 
   const [s, p] = [await staging.outputs(), await prod.outputs()];
