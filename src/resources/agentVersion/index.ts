@@ -106,8 +106,10 @@ export interface AgentVersionArgs {
   /**
    * Promotion with proof (docs/gitops.md, "Promoting staging to production"): publish only the
    * configuration live on a staging agent (`from`), once it has been live long enough, on enough
-   * calls, with analysis shares within bounds. Checked at preview and again before anything is
-   * published. Default: none (publish whatever the program declares).
+   * calls, with analysis shares within bounds. A configuration that differs from staging's fails
+   * the preview; a proof that falls short is a warning at preview (proof accumulates until the
+   * deploy), and `up` refuses it before anything is published or put live. Default: none (publish
+   * whatever the program declares).
    */
   promote?: PromoteArgs;
 }

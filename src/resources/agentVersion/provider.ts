@@ -17,8 +17,9 @@
  *   state records (`version`), not the id: the id, `<agentId>/<version>`, names the version chosen
  *   at create and stays when an update chooses another.
  * - `delete` removes nothing: history stays in the service.
- * - With `promote`, `check` compares the configuration with staging's live one and checks its
- *   proof, and the version is chosen only once `promote.ts` has read staging again.
+ * - With `promote`, `check` compares the configuration with staging's live one (a difference
+ *   fails) and records its proof (`promoteProof`; a shortfall passes, the program warns of it),
+ *   and the version is chosen only once `promote.ts` has read staging again and both hold.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
