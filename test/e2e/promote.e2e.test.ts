@@ -6,7 +6,8 @@
  * a rate above its bound) passes the preview with a warning naming what is missing (proof
  * accumulates between the pull request and the deploy) and is refused at `up`; once staging has
  * taken more calls the next `up` publishes and puts live, with production's live configuration
- * equal to staging's (`ignore` honoured) and the `promotion` output filled. The pull-request
+ * equal to staging's (`ignore` honoured) and the `promotion` output filled; a later change short of
+ * a higher bar warns at preview and is refused at `up`, the promoted version staying live. The pull-request
  * report's Promotion line is checked for a refusal, a promotion not yet proven, and a proven one.
  *
  * Soak without waiting: `soakMinutes` takes fractions (0.05 is 3 s), so the test waits seconds.
@@ -183,7 +184,7 @@ describe("promoting staging to production", () => {
     );
   }, 300_000);
 
-  test("too few calls, a rate above its bound: preview passes, up refuses; more calls, then up publishes: production's live configuration equals staging's", async () => {
+  test("too few calls, a rate above its bound: preview passes, up refuses; more calls, then up publishes: production's live configuration equals staging's; a later change short of a higher bar keeps it live", async () => {
     const stagingId = (await staging.outputs()).agentId as string;
     const proof = {
       ignore: [...IGNORE, "variables[region].defaultValue"],
@@ -245,5 +246,17 @@ describe("promoting staging to production", () => {
     expect(out.promotion.configDigest).toBe(
       configDigest(withoutPaths(s, ["variables[region].defaultValue"])),
     );
+
+    // A later change (an update of the AgentVersion) under a higher bar: the preview warns, `up`
+    // refuses, and the version promoted above stays live.
+    await setConfig(prod, { region: "west", promote: { ...proof, minCalls: 10 } });
+    const higher = await prod.preview();
+    expect(`${higher.stdout}\n${higher.stderr}`).toMatch(
+      /warning: promotion from agent [0-9a-f-]+ version 0 not yet proven: 4 of 10 calls/,
+    );
+    const kept = await prod.up({ allowFailure: true });
+    expect(kept.code).not.toBe(0);
+    expect(`${kept.stdout}\n${kept.stderr}`).toContain("has not proven itself yet: 4 of 10 calls");
+    expect((await client.agents.get(out.agentId, { version: "live" })).version).toBe(out.version);
   }, 300_000);
 });
