@@ -5,7 +5,10 @@
  * instead): create, change every agent's prompt, a no-op preview (against the same count of no-op
  * dynamic resources, created first), and `refresh --skip-preview`.
  *
- *   npx ts-node --transpile-only bench/scale.ts [--agents=500] [--host=stock] [--wait]
+ *   npx ts-node --transpile-only bench/scale.ts [--agents=500] [--host=stock] [--wait] [--parallel=P]
+ *
+ * `--parallel=P` passes `--parallel P` to every command (Pulumi's default is unbounded: the engine
+ * hands the provider every operation at once, and the provider holds each until the pace lets it go).
  *
  * Per phase: requests (the emulator's log; those answered 429 in brackets), wall time, seconds
  * from the command's start to the first request and from the last request to the command's end,
@@ -36,11 +39,15 @@ const LIMIT = 300;
 const flags = process.argv.slice(2);
 let N = 500;
 let wait = false;
+let parallel: string[] = [];
 for (const f of flags) {
   if (f.startsWith("--agents=")) N = Number(f.slice("--agents=".length));
+  else if (f.startsWith("--parallel="))
+    parallel = ["--parallel", String(Number(f.slice("--parallel=".length)))];
   else if (f === "--host=stock") process.env.PVA_PULUMI_HOST = "stock";
   else if (f === "--wait") wait = true;
-  else if (f !== "--host=ours") throw new Error(`unknown flag ${f}: --agents=N, --host=stock|ours, --wait`);
+  else if (f !== "--host=ours")
+    throw new Error(`unknown flag ${f}: --agents=N, --host=stock|ours, --wait, --parallel=P`);
 }
 if (!Number.isInteger(N) || N < 1) throw new Error("--agents: a positive whole number");
 
@@ -164,19 +171,19 @@ async function main(): Promise<void> {
   const ours = await project(emu, agentsProgram(N, "Scale"));
   const started = new Date().toISOString();
   try {
-    rows.push(await phase(`no-op resources (${2 * N}): create`, noop, () => noop.up()));
-    rows.push(await phase(`ours (${N} + ${N}): create`, ours, () => ours.up(), emu));
+    const up = (p: PulumiProject) => p.pulumi(["up", "--yes", "--skip-preview", ...parallel]);
+    const preview = (p: PulumiProject) => p.pulumi(["preview", "--expect-no-changes", ...parallel]);
+    const refresh = (p: PulumiProject) =>
+      p.pulumi(["refresh", "--yes", "--skip-preview", "--expect-no-changes", ...parallel]);
+    rows.push(await phase(`no-op resources (${2 * N}): create`, noop, () => up(noop)));
+    rows.push(await phase(`ours (${N} + ${N}): create`, ours, () => up(ours), emu));
     const stateBytes = (await ours.exportState(false)).length;
     ours.setProgram(agentsProgram(N, "Scale", { prompt: "Help callers with their returns." }));
-    rows.push(await phase("ours: change every agent's prompt", ours, () => ours.up(), emu));
-    rows.push(await phase("ours: no-op preview", ours, () => ours.preview({ expectNoChanges: true }), emu));
-    rows.push(
-      await phase("no-op resources: no-op preview", noop, () => noop.preview({ expectNoChanges: true })),
-    );
-    rows.push(
-      await phase("ours: refresh --skip-preview", ours, () => ours.refresh({ expectNoChanges: true }), emu),
-    );
-    rows.push(await phase("no-op resources: refresh --skip-preview", noop, () => noop.refresh()));
+    rows.push(await phase("ours: change every agent's prompt", ours, () => up(ours), emu));
+    rows.push(await phase("ours: no-op preview", ours, () => preview(ours), emu));
+    rows.push(await phase("no-op resources: no-op preview", noop, () => preview(noop)));
+    rows.push(await phase("ours: refresh --skip-preview", ours, () => refresh(ours), emu));
+    rows.push(await phase("no-op resources: refresh --skip-preview", noop, () => refresh(noop)));
     const n = rows.find((r) => r.phase.startsWith("no-op resources: no-op preview")) as Row;
     const o = rows.find((r) => r.phase === "ours: no-op preview") as Row;
     const nc = rows[0] as Row;
@@ -184,7 +191,8 @@ async function main(): Promise<void> {
     console.log(
       `\n${N} agents, each with an AgentVersion live, against the emulator at ${LIMIT} requests a minute; ` +
         `${pulumiHost() === "stock" ? "Pulumi's stock language host" : "this project's language host"}; ` +
-        `${started} to ${new Date().toISOString()}; phases separated by ${wait ? "a minute's wait" : "a cleared rate window"}.\n`,
+        `${started} to ${new Date().toISOString()}; phases separated by ${wait ? "a minute's wait" : "a cleared rate window"}` +
+        `${parallel.length ? `; ${parallel.join(" ")}` : ""}.\n`,
     );
     console.log(table(rows));
     console.log(

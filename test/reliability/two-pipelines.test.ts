@@ -1,0 +1,101 @@
+/**
+ * Two pipelines, one key (issue #28): two stacks of different teams, using the same API key, run
+ * `pulumi up` at the same moment, then change every agent at the same moment. Neither sees the
+ * other's requests; the server's 429 answers (with `Retry-After`) are how they share the budget.
+ * Both must exit 0 with no 429 in their output, and together finish within 1.1 times the rate
+ * bound of their combined requests.
+ *
+ * Smaller than the issue's 2 × 150 agents at 300 a minute: 2 × 15 agents at 40 a minute (both the
+ * emulator's limit and the stacks' configured pace), so that each phase's combined requests (110
+ * to 112) need three windows of the limit: a bound of two minutes, reached in about 4.5 minutes for
+ * the file. The full-size figures are in docs/performance.md ("Two pipelines, one key").
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { clearRateLimit } from "../support/control";
+import {
+  agentsProgram,
+  clearRequestLog,
+  type Emulator,
+  newProject,
+  type PulumiProject,
+  type RunResult,
+  requestLog,
+  startEmulator,
+} from "./support";
+
+const LIMIT = 40;
+const AGENTS = 15;
+
+let emu: Emulator;
+let teams: PulumiProject[] = [];
+
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, rateLimitPerMinute: LIMIT });
+  teams = await Promise.all(
+    ["team-a", "team-b"].map((name) =>
+      newProject(emu, agentsProgram(AGENTS, name), { ratePerMinute: LIMIT, name }),
+    ),
+  );
+}, 300_000);
+
+afterAll(async () => {
+  for (const p of teams) p.cleanup();
+  await emu?.close();
+});
+
+/**
+ * Runs `step` on both stacks at the same moment, from a fresh rate window; returns the wall time
+ * until both are done, the requests the emulator admitted and refused, and the rate bound: with a
+ * fresh moving window the first LIMIT requests go at once, so the last of n cannot go before
+ * floor((n - 1) / LIMIT) minutes.
+ */
+async function together(step: (p: PulumiProject) => Promise<RunResult>) {
+  await clearRateLimit(emu);
+  await clearRequestLog(emu);
+  const t0 = performance.now();
+  const results = await Promise.all(teams.map(step));
+  const seconds = (performance.now() - t0) / 1000;
+  const log = (await requestLog(emu)).filter((r) => r.path.startsWith("/v1"));
+  const refused = log.filter((r) => r.status === 429).length;
+  const admitted = log.length - refused;
+  const bound = Math.floor((admitted - 1) / LIMIT) * 60;
+  console.log(
+    `two pipelines: ${admitted} requests admitted, ${refused} answered 429; ${seconds.toFixed(1)} s ` +
+      `against a bound of ${bound} s (ratio ${(seconds / bound).toFixed(2)})`,
+  );
+  return { results, seconds, admitted, refused, bound };
+}
+
+function expectClean(results: RunResult[]): void {
+  for (const r of results) {
+    expect(r.code).toBe(0);
+    expect(`${r.stdout}\n${r.stderr}`).not.toMatch(/\b429\b|rate_limited|rate limit|too many requests/i);
+  }
+}
+
+describe("two pipelines, one key", () => {
+  test("both up at once, then both change every agent at once: exit 0, no 429 shown, within 1.1× the bound", async () => {
+    const created = await together((p) => p.up({ allowFailure: true }));
+    expectClean(created.results);
+    // Each stack alone fits its own pace; together they need the server's refusals to share.
+    expect(created.refused).toBeGreaterThan(0);
+    expect(created.bound).toBe(120);
+    expect(created.seconds).toBeLessThanOrEqual(1.1 * created.bound);
+
+    for (const [i, p] of teams.entries()) {
+      p.setProgram(
+        agentsProgram(AGENTS, ["team-a", "team-b"][i] as string, { prompt: "Help with returns." }),
+      );
+    }
+    const changed = await together((p) => p.up({ allowFailure: true }));
+    expectClean(changed.results);
+    expect(changed.bound).toBe(120);
+    expect(changed.seconds).toBeLessThanOrEqual(1.1 * changed.bound);
+    // Every agent of both stacks has its new prompt live.
+    for (const p of teams) await p.preview({ expectNoChanges: true });
+    const live = (await requestLog(emu)).filter(
+      (r) => r.method === "POST" && r.path.endsWith("/activations"),
+    );
+    expect(live.filter((r) => r.status < 300)).toHaveLength(2 * AGENTS);
+  }, 600_000);
+});
