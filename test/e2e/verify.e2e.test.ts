@@ -5,8 +5,8 @@
  * status (the earlier version stays live; a retried `up` places no second call; `attempt` re-runs);
  * a failure on an analysis value; a timeout, then the same calls awaited again; an `up` killed
  * after the service placed its calls and before their answers came, then recovered (still one call
- * per check); a verified rollback (pinned);
- * and a change of `verify` alone on a live version (no call, no diff after).
+ * per check); a verified rollback (pinned); a change of `verify` alone on a live version (no call,
+ * no diff after); a bad `verify` refused at preview.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
