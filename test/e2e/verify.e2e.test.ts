@@ -5,8 +5,8 @@
  * status (the earlier version stays live; a retried `up` places no second call; `attempt` re-runs);
  * a failure on an analysis value; a timeout, then the same calls awaited again; an `up` killed
  * after the service placed its calls and before their answers came, then recovered (still one call
- * per check); a verified rollback (pinned);
- * and a change of `verify` alone on a live version (no call, no diff after).
+ * per check); a verified rollback (pinned); a change of `verify` alone on a live version (no call,
+ * no diff after); a bad `verify` refused at preview.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
@@ -307,5 +307,24 @@ describe("AgentVersion verify through the real engine", () => {
     await p.upAndSettle();
     expect((await requestLog(emu)).filter((e) => e.path.startsWith("/v1/calls"))).toEqual([]);
     expect(await live()).toBe(0);
+  });
+  test("a bad verify fails the preview, each problem named by its field, and writes nothing", async () => {
+    await clearRequestLog(emu);
+    p.setProgram(
+      program({
+        prompt: prompt(4),
+        verify: `{ calls: [{ toNumber: "0800 123 456", expect: { analysis: { G: { x: { pattern: "(" } } }, statuses: [] } }], timeoutSeconds: 0 }`,
+      }),
+    );
+    const r = await p.preview({ allowFailure: true });
+    expect(r.code).not.toBe(0);
+    const text = r.stdout + r.stderr;
+    expect(text).toMatch(/verify\.calls\[0\]\.toNumber: must be an E\.164 number/);
+    expect(text).toMatch(
+      /verify\.calls\[0\]\.expect\.analysis\.G\.x\.pattern: not a valid regular expression/,
+    );
+    expect(text).toMatch(/verify\.calls\[0\]\.expect\.statuses: Extra inputs are not permitted/);
+    expect(text).toMatch(/verify\.timeoutSeconds: Input should be greater than 0/);
+    expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ import {
   verifyBeforeLive,
   verifyFailures,
 } from "../../src/resources/agentVersion/verify";
-import { clearRequestLog, controlCall, requestLog } from "../support/control";
+import { clearRequestLog, controlCall, requestLog, retireModel } from "../support/control";
 import { emulatorForFile } from "./support";
 
 const reasons = (value: unknown) => verifyFailures(value).map((f) => f.reason);
@@ -343,5 +343,14 @@ describe("verify: a verification against the emulator", () => {
     await expect(verifyBeforeLive(c, agentId, spec, draft)).rejects.toThrow(
       /Verification of version 2 of agent .*: test call 0 \(to \+14155550111\) could not be placed: .*version 0 stays live/s,
     );
+  });
+  it("places no call for a blocked version: it cannot go live, and the activation says why", async () => {
+    const model = v1.model?.model ?? "gpt-4o-mini";
+    await retireModel(emu, model);
+    const blocked = await c.agents.get(agentId, { version: 1 });
+    expect(blocked.blocked_reasons.length).toBeGreaterThan(0);
+    await clearRequestLog(emu);
+    await expect(verifyBeforeLive(c, agentId, { ...spec, attempt: 3 }, blocked)).resolves.toBeUndefined();
+    expect(await posts()).toEqual([]);
   });
 });

@@ -429,15 +429,16 @@ const liveNote = (t: VerifyTarget): string =>
  * version (pinned to it, while the agent's live version is `detail.live_version`) and returns the
  * output `verification`; without it, nothing. Reads the newest deploy-history row first (one
  * request: the occasion of the test calls' keys). Throws when the verification does not pass.
+ * A blocked version places no call: it cannot go live, and the activation says why.
  */
 export async function verifyBeforeLive(
   c: VoiceAgentClient,
   agentId: string,
   verify: VerifySpec | undefined,
-  detail: { version: number; version_id: string; live_version: number | null },
+  detail: { version: number; version_id: string; live_version: number | null; blocked_reasons: string[] },
   timing?: VerifyTiming,
 ): Promise<Verification | undefined> {
-  if (!verify) return undefined;
+  if (!verify || detail.blocked_reasons.length > 0) return undefined;
   const newest = await c.versions.activations(agentId).find(() => true);
   return runVerification(
     c,
