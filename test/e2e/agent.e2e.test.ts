@@ -127,6 +127,9 @@ describe("Agent and AgentVersion through the real engine", () => {
       // engine step each; the AgentVersion is not replaced), and the settle's refresh reads version 1
       // though the AgentVersion's id still names version 0.
       p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with returns.", full: true }));
+      const planned = await p.preview();
+      expect(planned.stdout).toMatch(/voice-agent:AgentVersion: \(update\)/);
+      expect(planned.stdout).not.toMatch(/replace/);
       const changed = await p.upAndSettle();
       expect(changed.stdout).toMatch(/2 updated/);
       expect(changed.stdout).not.toMatch(/replace/);
