@@ -19,8 +19,8 @@
 import type { ActivationRowT, VoiceAgentClient } from "../client";
 import { contextFor } from "../provider/context";
 import { deepEqual } from "../provider/normalize";
-import { RESOURCES, type ResourceKind } from "../resources/registry";
 import type { Props } from "../provider/resource";
+import { RESOURCES, type ResourceKind } from "../resources/registry";
 import { code } from "./markdown";
 import { nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
 import { fieldChanges, userInputs } from "./report";
