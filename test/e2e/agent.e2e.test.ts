@@ -127,6 +127,9 @@ describe("Agent and AgentVersion through the real engine", () => {
       // engine step each; the AgentVersion is not replaced), and the settle's refresh reads version 1
       // though the AgentVersion's id still names version 0.
       p.setProgram(program({ prompt: "## Agent Purpose\nHelp customers with returns.", full: true }));
+      const planned = await p.preview();
+      expect(planned.stdout).toMatch(/voice-agent:AgentVersion: \(update\)/);
+      expect(planned.stdout).not.toMatch(/replace/);
       const changed = await p.upAndSettle();
       expect(changed.stdout).toMatch(/2 updated/);
       expect(changed.stdout).not.toMatch(/replace/);
@@ -246,6 +249,36 @@ describe("Agent and AgentVersion through the real engine", () => {
       await p.preview({ expectNoChanges: true });
       await p.refresh({ expectNoChanges: true });
       await p.destroy();
+    } finally {
+      p.cleanup();
+    }
+  }, 300_000);
+
+  test("a change updates the version in place: at preview its new number is unknown to what uses it", async () => {
+    const source = (prompt: string) => `
+import * as pulumi from "@pulumi/pulumi";
+import * as va from "pulumi-voice-agent";
+const agent = new va.Agent("desk", { name: "Preview desk", systemPrompt: "## Agent Purpose\\n${prompt}" });
+const version = new va.AgentVersion("desk-live", { agent });
+const echo: pulumi.dynamic.ResourceProvider = { async create(inputs: any) { return { id: "echo", outs: inputs }; } };
+new pulumi.dynamic.Resource(echo, "uses-version", { version: version.version, versionId: version.versionId });
+`;
+    const p = await PulumiProject.create({
+      program: source("Help."),
+      config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+    });
+    try {
+      await p.up();
+      p.setProgram(source("Help politely."));
+      const steps = JSON.parse((await p.pulumi(["preview", "--json"])).stdout).steps as any[];
+      const step = (name: string) => steps.find((s) => s.urn.endsWith(`::${name}`));
+      expect(step("desk-live").op).toBe("update");
+      // Never the old version's number or id: unknown until the update has published.
+      expect(step("uses-version").newState.inputs).toMatchObject({
+        version: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+        versionId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
+      });
     } finally {
       p.cleanup();
     }

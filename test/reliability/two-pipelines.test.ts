@@ -23,8 +23,10 @@ import {
   startEmulator,
 } from "./support";
 
-const LIMIT = 40;
-const AGENTS = 15;
+/** `PVA_TWO_PIPELINES=<agents>:<limit>` runs another size (the issue's: `150:300`, about 8 minutes). */
+const [AGENTS, LIMIT] = (process.env.PVA_TWO_PIPELINES ?? "15:40").split(":").map(Number) as [number, number];
+/** With the default size each phase's combined requests need three windows: a bound of two minutes. */
+const DEFAULT_SIZE = process.env.PVA_TWO_PIPELINES === undefined;
 
 let emu: Emulator;
 let teams: PulumiProject[] = [];
@@ -79,7 +81,7 @@ describe("two pipelines, one key", () => {
     expectClean(created.results);
     // Each stack alone fits its own pace; together they need the server's refusals to share.
     expect(created.refused).toBeGreaterThan(0);
-    expect(created.bound).toBe(120);
+    if (DEFAULT_SIZE) expect(created.bound).toBe(120);
     expect(created.seconds).toBeLessThanOrEqual(1.1 * created.bound);
 
     for (const [i, p] of teams.entries()) {
@@ -89,7 +91,7 @@ describe("two pipelines, one key", () => {
     }
     const changed = await together((p) => p.up({ allowFailure: true }));
     expectClean(changed.results);
-    expect(changed.bound).toBe(120);
+    if (DEFAULT_SIZE) expect(changed.bound).toBe(120);
     expect(changed.seconds).toBeLessThanOrEqual(1.1 * changed.bound);
     // Every agent of both stacks has its new prompt live.
     for (const p of teams) await p.preview({ expectNoChanges: true });
@@ -97,5 +99,5 @@ describe("two pipelines, one key", () => {
       (r) => r.method === "POST" && r.path.endsWith("/activations"),
     );
     expect(live.filter((r) => r.status < 300)).toHaveLength(2 * AGENTS);
-  }, 600_000);
+  }, 1_200_000);
 });
