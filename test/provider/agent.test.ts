@@ -6,8 +6,10 @@ import { beforeEach, describe, expect, test } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
 import type { startEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
+import { forgetListedNames } from "../../src/resources/agent/names";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
+import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
 import { clearRequestLog, openDraft, requestLog, resetEmulator, retireModel } from "../support/control";
 import { checkAndCreate, emulatorForFile, testContext } from "./support";
 
@@ -192,6 +194,31 @@ describe("Agent lifecycle", () => {
     await agentHandler.delete(id, outs);
     const detail = await client.agents.get(id);
     expect(detail.live_version).toBeNull();
+  });
+});
+
+describe("Agent names of what it attaches (configDigest)", () => {
+  test("one listing of the analysis library serves every new agent; a group written since is named", async () => {
+    forgetListedNames(); // as in a new provider process
+    await clearRequestLog(emu);
+    const agents = await Promise.all(
+      [0, 1, 2, 3, 4].map((i) => createAgent({ ...base, name: `Names ${i}` })),
+    );
+    const listings = (await requestLog(emu)).filter(
+      (r) => r.method === "GET" && r.path === "/v1/custom-analysis",
+    );
+    // Every new agent attaches the Default Analysis group: one listing for the five, not five.
+    expect(listings).toHaveLength(1);
+    for (const a of agents)
+      expect(Object.values(a.outs.attachmentNames.analysisGroups)).toEqual(["Default Analysis"]);
+
+    // A group the AnalysisGroup resource writes in this process is named, not missed.
+    const group = await checkAndCreate(analysisGroupProvider(testContext), {
+      name: "Escalations",
+      items: [{ name: "Escalate", type: "boolean" }],
+    });
+    const attached = await createAgent({ ...base, name: "Names 5", analysisGroupIds: [group.id] });
+    expect(Object.values(attached.outs.attachmentNames.analysisGroups)).toContain("Escalations");
   });
 });
 

@@ -70,7 +70,7 @@ async function together(step: (p: PulumiProject) => Promise<RunResult>) {
 
 function expectClean(results: RunResult[]): void {
   for (const r of results) {
-    expect(r.code).toBe(0);
+    expect(r.code, `${r.stdout}\n${r.stderr}`.slice(-4000)).toBe(0);
     expect(`${r.stdout}\n${r.stderr}`).not.toMatch(/\b429\b|rate_limited|rate limit|too many requests/i);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The names of the knowledge bases and analysis groups an agent attaches, as its workspace names
  * them: what makes a configuration comparable across workspaces (`projection.ts`). Names already
- * known (recorded in state) are reused; the lists are read only for ids not known yet.
+ * known (recorded in state) are reused; the lists are read only for ids not known yet, once per
+ * deployment.
  */
 import type { VoiceAgentClient } from "../../client";
 import type { AttachmentNames } from "./projection";
@@ -9,10 +10,46 @@ import type { AttachmentNames } from "./projection";
 /** No names known. */
 export const NO_NAMES: AttachmentNames = { knowledgeBases: {}, analysisGroups: {} };
 
+type Kind = "knowledgeBases" | "analysisGroups";
+type Listing = Promise<ReadonlyMap<string, string>>;
+
+/**
+ * The workspace's listings as last read in this process, per client (the provider process keeps
+ * one client): one listing serves every agent of a deployment, instead of one per agent (a
+ * 500-agent create would pay 500 more requests: every new agent attaches the Default Analysis
+ * group). The KnowledgeBase and AnalysisGroup resources forget them when they write
+ * ({@link forgetListedNames}); an id missing from a listing reads it again once.
+ */
+let listed = new WeakMap<VoiceAgentClient, Partial<Record<Kind, Listing>>>();
+
+/** Forgets the listings read so far (a knowledge base or analysis group was written). */
+export function forgetListedNames(): void {
+  listed = new WeakMap();
+}
+
+function listing(client: VoiceAgentClient, kind: Kind, fresh: boolean): Listing {
+  const cache = listed.get(client) ?? {};
+  listed.set(client, cache);
+  const held = cache[kind];
+  if (held && !fresh) return held;
+  const read = (async () => {
+    const rows = kind === "knowledgeBases" ? client.knowledgeBases.list() : client.analysis.list();
+    const names = new Map<string, string>();
+    for await (const row of rows) names.set(row.id, row.name);
+    return names;
+  })();
+  cache[kind] = read;
+  // A failed read is not kept: the next agent reads again.
+  read.catch(() => {
+    if (cache[kind] === read) delete cache[kind];
+  });
+  return read;
+}
+
 /**
  * The names of `ids` (and no others), from `known` where it has them, else from the workspace's
- * listings (one listing per kind, read only when an id is missing). An id the workspace does not
- * hold has no name.
+ * listings (one per kind and process, read again when an id is missing from it). An id the
+ * workspace does not hold has no name.
  */
 export async function namesOf(
   client: VoiceAgentClient,
@@ -20,9 +57,9 @@ export async function namesOf(
   known: AttachmentNames = NO_NAMES,
 ): Promise<AttachmentNames> {
   const pick = async (
+    kind: Kind,
     wanted: readonly string[],
     table: Readonly<Record<string, string>>,
-    list: () => AsyncIterable<{ id: string; name: string }>,
   ): Promise<Record<string, string>> => {
     const out: Record<string, string> = {};
     const missing = wanted.filter((id) => {
@@ -31,12 +68,17 @@ export async function namesOf(
       return name === undefined;
     });
     if (missing.length === 0) return out;
-    for await (const row of list()) if (missing.includes(row.id)) out[row.id] = row.name;
+    let names = await listing(client, kind, false);
+    if (missing.some((id) => !names.has(id))) names = await listing(client, kind, true);
+    for (const id of missing) {
+      const name = names.get(id);
+      if (name !== undefined) out[id] = name;
+    }
     return out;
   };
   const [knowledgeBases, analysisGroups] = await Promise.all([
-    pick(ids.knowledgeBases, known.knowledgeBases, () => client.knowledgeBases.list()),
-    pick(ids.analysisGroups, known.analysisGroups, () => client.analysis.list()),
+    pick("knowledgeBases", ids.knowledgeBases, known.knowledgeBases),
+    pick("analysisGroups", ids.analysisGroups, known.analysisGroups),
   ]);
   return { knowledgeBases, analysisGroups };
 }

@@ -35,6 +35,7 @@ import {
   checkAnalysisGroupRules,
   DEFAULT_ANALYSIS_GROUP_NAME,
 } from "../../spec";
+import { forgetListedNames } from "../agent/names";
 
 const ITEM_FIELDS = ["name", "description", "type", "enumValues", "enabled"] as const;
 
@@ -260,6 +261,8 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
   },
 
   async create(props) {
+    // Agents read the names of what they attach once per deployment: this write changes them.
+    forgetListedNames();
     const c = await ctx.client();
     const declared = pickManaged(GROUP_FIELDS, props);
     const args = inputs(props);
@@ -306,6 +309,8 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
   },
 
   async update(id, olds, news) {
+    // Agents read the names of what they attach once per deployment: this write changes them.
+    forgetListedNames();
     const c = await ctx.client();
     const before = state(olds);
     const current = await c.analysis.get(id);
@@ -327,6 +332,8 @@ export const analysisGroupProvider: HandlerFactory = (ctx) => ({
   },
 
   async delete(id, props) {
+    // Agents read the names of what they attach once per deployment: this write changes them.
+    forgetListedNames();
     const recorded = stored(props);
     if (recorded.adoptDefault) {
       console.error(

@@ -22,6 +22,7 @@ import type { HandlerFactory, Props } from "../../provider/resource";
 import { orUnknown, parseProps } from "../../provider/state";
 import { UNKNOWN, unknownPaths } from "../../provider/unknowns";
 import { checkKnowledgeBaseRules, KnowledgeBaseInput } from "../../spec";
+import { forgetListedNames } from "../agent/names";
 import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } from "./documents";
 
 /** Stands for the text of a text document the program does not declare (the service never shows it). */
@@ -279,6 +280,8 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
   },
 
   async create(props) {
+    // Agents read the names of what they attach once per deployment: this write changes them.
+    forgetListedNames();
     const c = await ctx.client();
     const { adoptId, createMarker: marker } = inputs(props);
     if (adoptId) {
@@ -324,6 +327,8 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
   },
 
   async update(id, olds, news) {
+    // Agents read the names of what they attach once per deployment: this write changes them.
+    forgetListedNames();
     const c = await ctx.client();
     const before = state(olds);
     const current = await c.knowledgeBases.get(id);
@@ -336,6 +341,8 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
   },
 
   async delete(id, props) {
+    // Agents read the names of what they attach once per deployment: this write changes them.
+    forgetListedNames();
     const c = await ctx.client();
     const recorded = stored(props);
     try {
