@@ -13,8 +13,10 @@ import { Catalogue } from "./api/catalogue";
 import { KnowledgeBases } from "./api/knowledgeBases";
 import { Versions } from "./api/versions";
 import { WidgetApi } from "./api/widget";
-import { type ClientConfig, validateConfig } from "./config";
+import { type ClientConfig, DEFAULT_RATE_LIMIT_PER_MINUTE, validateConfig } from "./config";
 import { ClientCore } from "./core";
+import { sharedLimiter } from "./limiter";
+import { normalizeBaseUrl } from "./transport";
 
 /**
  * Typed client of the voice-agent REST API.
@@ -55,6 +57,20 @@ export class VoiceAgentClient {
   /** The base URL this client talks to. */
   get baseUrl(): string {
     return this.#core.config.baseUrl;
+  }
+
+  /**
+   * Whether the service is being heard from: the `performance.now()` instant of its last answer to
+   * this key in this process (any status), and whether requests are held by the rate limit now.
+   */
+  pace(): { lastAnswerAt: number; holding: boolean } {
+    const { apiKey, rateLimitPerMinute } = this.#core.config;
+    const limiter = sharedLimiter(
+      normalizeBaseUrl(validateConfig(this.#core.config)),
+      apiKey,
+      rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+    );
+    return { lastAnswerAt: limiter.lastAnswerAt, holding: limiter.holding };
   }
 
   /** Serializes to the base URL only. */

@@ -28,6 +28,8 @@ export class MovingWindowLimiter {
   private pausedUntil = 0;
   private readonly waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** When the service last answered a request of this key (any status, a 429 included). */
+  private lastAnswer = Number.NEGATIVE_INFINITY;
 
   constructor(limit: number, windowMs = 60_000, marginMs = 250) {
     this.limit = Math.max(1, Math.floor(limit));
@@ -53,6 +55,28 @@ export class MovingWindowLimiter {
   get used(): number {
     this.prune(performance.now());
     return this.inFlight + this.done.length;
+  }
+
+  /** Records that the service answered (any HTTP status): it is reachable. */
+  noteAnswer(): void {
+    this.lastAnswer = performance.now();
+  }
+
+  /** The `performance.now()` instant of the service's last answer to this key, or -Infinity. */
+  get lastAnswerAt(): number {
+    return this.lastAnswer;
+  }
+
+  /**
+   * Whether callers are held by the rate limit right now (a pause after a 429, or a full window):
+   * waiting then is the limit's doing, not a service that does not answer.
+   */
+  get holding(): boolean {
+    const now = performance.now();
+    this.prune(now);
+    return (
+      this.waiters.length > 0 && (now < this.pausedUntil || this.inFlight + this.done.length >= this.limit)
+    );
   }
 
   /** Number of callers waiting for a slot. */

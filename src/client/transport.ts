@@ -256,6 +256,7 @@ export async function send(
         bodyTimeout: timeoutMs,
       });
       status = res.statusCode;
+      limiter.noteAnswer();
       resHeaders = res.headers;
       raw = await readCapped(res.body, maxBytes, ctx);
     } catch (err) {

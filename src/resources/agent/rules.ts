@@ -9,6 +9,7 @@
  * emotion and speed support, retired models, holdings) read the service: a service that cannot be
  * reached, or refuses the key, fails the preview at once with what was not checked.
  */
+import { performance } from "node:perf_hooks";
 import type * as pulumi from "@pulumi/pulumi";
 import type { VoiceAgentClient } from "../../client";
 import { ApiError, AuthError } from "../../client/errors";
@@ -120,10 +121,10 @@ export function catalogueReader(
       catalogue ??= loadCatalogue(c);
       holdings ??= loadHoldings(c);
       const read = Promise.all([catalogue, holdings]);
-      let [cat, held] = await within(waitMs, read);
+      let [cat, held] = await within(waitMs, read, c);
       if (missingIds(body, held)) {
         holdings = loadHoldings(c);
-        held = await within(waitMs, holdings);
+        held = await within(waitMs, holdings, c);
       }
       return { catalogue: cat, holdings: held };
     } catch (err) {
@@ -152,13 +153,27 @@ function catalogueError(err: unknown): Error {
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-async function within<T>(ms: number, work: Promise<T>): Promise<T> {
+/**
+ * `work`, or a failure once the service has not answered anything for `ms`: time spent held by the
+ * rate limit (a pause after a 429, a full window: another pipeline may share the key) does not
+ * count, since the service is answering then; a service that does not answer at all fails in `ms`.
+ */
+async function within<T>(ms: number, work: Promise<T>, client: VoiceAgentClient): Promise<T> {
+  const start = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ExpectedFailure(`the service did not answer within ${Math.round(ms / 1000)} s`)),
-      ms,
-    );
+    const watch = () => {
+      const pace = client.pace();
+      const now = performance.now();
+      const heard = pace.holding ? now : Math.max(start, pace.lastAnswerAt);
+      if (now - heard >= ms) {
+        reject(new ExpectedFailure(`the service did not answer within ${Math.round(ms / 1000)} s`));
+        return;
+      }
+      timer = setTimeout(watch, Math.max(50, ms - (now - heard)));
+      timer.unref();
+    };
+    timer = setTimeout(watch, ms);
     timer.unref();
   });
   try {
