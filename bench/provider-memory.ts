@@ -7,9 +7,14 @@
  * most gRPC calls in flight, and the heap left after a forced full collection once every step of the
  * command is done.
  *
- *   npm run build && npx ts-node --transpile-only bench/provider-memory.ts [--agents=50,200,500] [--snapshot]
+ *   npm run build && npx ts-node --transpile-only bench/provider-memory.ts [--agents=50,200,500]
+ *     [--probe=MB] [--paced] [--ours-only] [--snapshot]
  *
- * `--snapshot` also writes a heap snapshot of the provider when it settles (in the printed folder).
+ * `--probe=MB`: in our refreshes, the first time the heap used reaches MB, force a full collection
+ * and record what it left (what of the heap was garbage). `--paced`: also refresh ours with the
+ * client at the service's 300 requests a minute (minutes). `--ours-only`: skip the no-op resources.
+ * `--snapshot`: also write heap snapshots of the provider (at the probe and when it settles) in the
+ * folder printed with each row.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
