@@ -64,6 +64,7 @@ async function traced(p: PulumiProject, args: string[], label: string, probeMb?:
     PVA_MEMTRACE_DIR: dir,
     ...(snapshot ? { PVA_MEMTRACE_SNAPSHOT: "1" } : {}),
     ...(probeMb ? { PVA_MEMTRACE_PROBE_MB: String(probeMb) } : {}),
+    ...(process.env.PVA_MEMTRACE_ALLOC ? { PVA_MEMTRACE_ALLOC: "1" } : {}),
   };
   const t0 = Date.now();
   await p.pulumi(args, { env });

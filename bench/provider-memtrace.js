@@ -99,6 +99,7 @@ if (/dynamic-provider/.test(process.argv[1] ?? "") && process.env.PVA_MEMTRACE_D
     process.on(sig, () => {
       rec.signal = sig;
       settle();
+      allocations();
       process.exit(0);
     });
   }
@@ -106,6 +107,43 @@ if (/dynamic-provider/.test(process.argv[1] ?? "") && process.env.PVA_MEMTRACE_D
     rec.exitCode = code;
     save();
   });
+  // PVA_MEMTRACE_ALLOC=1: V8's sampling heap profiler over the whole process life (collected objects
+  // included), summed by function at the end: where the allocations, garbage included, come from.
+  let session;
+  if (process.env.PVA_MEMTRACE_ALLOC === "1") {
+    const inspector = require("node:inspector");
+    session = new inspector.Session();
+    session.connect();
+    session.post("HeapProfiler.startSampling", {
+      samplingInterval: 16384,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  }
+  const allocations = () => {
+    if (!session) return;
+    session.post("HeapProfiler.stopSampling", (err, res) => {
+      if (err) return;
+      const byFn = new Map();
+      const byPart = {};
+      let total = 0;
+      const walk = (node) => {
+        const f = node.callFrame;
+        const key = `${f.functionName || "(anonymous)"} ${f.url.replace(/^.*node_modules\//, "").replace(/^.*\/dist\//, "dist/")}:${f.lineNumber + 1}`;
+        byFn.set(key, (byFn.get(key) ?? 0) + node.selfSize);
+        const u = f.url;
+        const part = /\/dist\/|pulumi-voice-agent/.test(u)
+          ? "pulumi-voice-agent"
+          : (/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1] ?? (u.startsWith("node:") ? "node" : "(built-ins)"));
+        byPart[part] = (byPart[part] ?? 0) + node.selfSize;
+        total += node.selfSize;
+        for (const c of node.children) walk(c);
+      };
+      walk(res.profile.head);
+      rec.allocated = { total, byPart, top: [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40) };
+    });
+    session = undefined;
+  };
   const grpc = require(require.resolve("@grpc/grpc-js", { paths: [path.dirname(process.argv[1])] }));
   const addService = grpc.Server.prototype.addService;
   grpc.Server.prototype.addService = function (service, impl) {
