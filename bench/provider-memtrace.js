@@ -134,7 +134,8 @@ if (/dynamic-provider/.test(process.argv[1] ?? "") && process.env.PVA_MEMTRACE_D
         const u = f.url;
         const part = /\/dist\/|pulumi-voice-agent/.test(u)
           ? "pulumi-voice-agent"
-          : (/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1] ?? (u.startsWith("node:") ? "node" : "(built-ins)"));
+          : (/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1] ??
+            (u.startsWith("node:") ? "node" : "(built-ins)"));
         byPart[part] = (byPart[part] ?? 0) + node.selfSize;
         total += node.selfSize;
         for (const c of node.children) walk(c);
