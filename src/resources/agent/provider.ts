@@ -85,8 +85,11 @@ const state = (props: Props) => parseProps(AgentState, props, "Agent state");
 /**
  * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
  * state by `pulumi import` or a recovery has no outputs yet).
+ * Made once: zod compiles a schema at its first parse (a schema made per call is compiled per
+ * call).
  */
-const stored = (props: Props) => parseProps(AgentState.partial(), props, "Agent state");
+const StoredAgentState = AgentState.partial();
+const stored = (props: Props) => parseProps(StoredAgentState, props, "Agent state");
 
 /** The wire body for `config`, with the system variables the service holds sent back exactly as read. */
 function wireBody(config: JsonObject, current?: AgentDetailT): JsonObject {

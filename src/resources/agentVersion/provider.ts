@@ -99,8 +99,11 @@ const state = (props: Props) => parseProps(VersionState, props, "AgentVersion st
 /**
  * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
  * state by `pulumi import` or a recovery has no outputs yet).
+ * Made once: zod compiles a schema at its first parse (a schema made per call is compiled per
+ * call).
  */
-const stored = (props: Props) => parseProps(VersionState.partial(), props, "AgentVersion state");
+const StoredVersionState = VersionState.partial();
+const stored = (props: Props) => parseProps(StoredVersionState, props, "AgentVersion state");
 
 /** The draft to publish, as the Agent's last write (or read) told it, or as read. */
 interface Draft {

@@ -74,8 +74,11 @@ const state = (props: Props) => parseProps(GroupState, props, "AnalysisGroup sta
 /**
  * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
  * state by `pulumi import` or a recovery has no outputs yet).
+ * Made once: zod compiles a schema at its first parse (a schema made per call is compiled per
+ * call).
  */
-const stored = (props: Props) => parseProps(GroupState.partial(), props, "AnalysisGroup state");
+const StoredGroupState = GroupState.partial();
+const stored = (props: Props) => parseProps(StoredGroupState, props, "AnalysisGroup state");
 
 /**
  * What the service holds, in input spelling. Each item is shown by the fields the declared item of

@@ -66,8 +66,11 @@ const state = (props: Props) => parseProps(KbState, props, "KnowledgeBase state"
 /**
  * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
  * state by `pulumi import` or a recovery has no outputs yet).
+ * Made once: zod compiles a schema at its first parse (a schema made per call is compiled per
+ * call).
  */
-const stored = (props: Props) => parseProps(KbState.partial(), props, "KnowledgeBase state");
+const StoredKbState = KbState.partial();
+const stored = (props: Props) => parseProps(StoredKbState, props, "KnowledgeBase state");
 
 /** The managed configuration the program declares: documents default to none. */
 function declaredConfig(props: Props): JsonObject {

@@ -79,9 +79,11 @@ const state = (props: Props) => parseProps(WidgetState, props, "Widget state");
 /**
  * What `read` and `delete` accept: the state, or only the inputs (a resource adopted into the
  * state by `pulumi import` or a recovery has no outputs yet).
+ * Made once: zod compiles a schema at its first parse (a schema made per call is compiled per
+ * call).
  */
-const stored = (props: Props) =>
-  parseProps(WidgetState.partial().required({ agentId: true }), props, "Widget state");
+const StoredWidgetState = WidgetState.partial().required({ agentId: true });
+const stored = (props: Props) => parseProps(StoredWidgetState, props, "Widget state");
 
 /** How errors name the widget: by name when the program sets one, and its agent. */
 const label = (recorded: { name?: string | undefined; widgetId?: string | undefined; agentId: string }) =>
