@@ -53,16 +53,16 @@ describe("commands", () => {
     return Number(/^v(\d+)\./.exec(execFileSync(node, ["--version"], { encoding: "utf8" }))?.[1]) < 22;
   });
 
-  test.skipIf(!oldNodeDir)(
-    "npx voice-agent-diff --help on Node.js 20: which Node.js it needs, no stack trace",
-    () => {
-      const r = spawnSync(bin("voice-agent-diff"), ["--help"], {
+  test.skipIf(!oldNodeDir).each(["voice-agent-emulator", "voice-agent-diff", "voice-agent-export"])(
+    "npx %s --help on Node.js 20: which Node.js it needs, no stack trace",
+    (name) => {
+      const r = spawnSync(bin(name), ["--help"], {
         encoding: "utf8",
         env: { ...process.env, PATH: `${oldNodeDir}:${process.env.PATH}` },
       });
       expect(r.status).toBe(1);
       expect(r.stdout).toBe("");
-      expect(r.stderr).toMatch(/^voice-agent-diff: needs Node\.js >= 22\.19; this is Node\.js 20\./);
+      expect(r.stderr).toMatch(new RegExp(`^${name}: needs Node\\.js >= 22\\.19; this is Node\\.js 20\\.`));
       expect(r.stderr).not.toMatch(/^\s+at /m);
     },
   );

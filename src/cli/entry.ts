@@ -1,5 +1,5 @@
 /**
- * The start of every command of the package (`voice-agent-diff`, `voice-agent-export`): checks the
+ * The start of every command of the package (`voice-agent-emulator`, `voice-agent-diff`, `voice-agent-export`): checks the
  * Node.js version before anything else loads (the HTTP client needs Node.js 22.19 or newer and
  * fails on older ones with a stack trace), then loads the command and runs it. Keep this module
  * free of imports.

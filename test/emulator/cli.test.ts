@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { isLoopback, parseArgs, USAGE } from "../../src/emulator/cli";
+import { isLoopback, parseArgs, USAGE } from "../../src/emulator/command";
 import { request, sleep } from "./helpers";
 
 const children: ChildProcess[] = [];
