@@ -60,17 +60,19 @@ export class VoiceAgentClient {
   }
 
   /**
-   * Whether the service is being heard from: the `performance.now()` instant of its last answer to
-   * this key in this process (any status), and whether requests are held by the rate limit now.
+   * Whether the service is being heard from, for waits that must tell a silent service from the
+   * rate limit: `heardAt`, the `performance.now()` instant since which nothing has been heard
+   * (its last answer to this key in this process, any status, or the end of the last hold by the
+   * rate limit), and `holding`, whether the rate limit holds requests now.
    */
-  pace(): { lastAnswerAt: number; holding: boolean } {
+  pace(): { heardAt: number; holding: boolean } {
     const { apiKey, rateLimitPerMinute } = this.#core.config;
     const limiter = sharedLimiter(
       normalizeBaseUrl(validateConfig(this.#core.config)),
       apiKey,
       rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
     );
-    return { lastAnswerAt: limiter.lastAnswerAt, holding: limiter.holding };
+    return { heardAt: limiter.heardAt, holding: limiter.holding };
   }
 
   /** Serializes to the base URL only. */

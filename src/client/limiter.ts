@@ -25,11 +25,15 @@ export class MovingWindowLimiter {
   readonly windowMs: number;
   private readonly done: number[] = [];
   private inFlight = 0;
-  private pausedUntil = 0;
+  private pausedUntil = Number.NEGATIVE_INFINITY;
   private readonly waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** When the service last answered a request of this key (any status, a 429 included). */
   private lastAnswer = Number.NEGATIVE_INFINITY;
+  /** When waiters held by a full window were last let go (the end of such a hold). */
+  private holdEndedAt = Number.NEGATIVE_INFINITY;
+  /** Whether waiters are held by a full window (not merely by slots in flight). */
+  private heldByWindow = false;
 
   constructor(limit: number, windowMs = 60_000, marginMs = 250) {
     this.limit = Math.max(1, Math.floor(limit));
@@ -62,20 +66,26 @@ export class MovingWindowLimiter {
     this.lastAnswer = performance.now();
   }
 
-  /** The `performance.now()` instant of the service's last answer to this key, or -Infinity. */
-  get lastAnswerAt(): number {
-    return this.lastAnswer;
+  /**
+   * The `performance.now()` instant since which nothing has been heard of the service, or -Infinity:
+   * its last answer to this key, or the end of the last hold by the rate limit (a pause after a
+   * 429, a full window), whichever is later. A wait the limit imposed is not the service's silence.
+   */
+  get heardAt(): number {
+    const now = performance.now();
+    return Math.max(this.lastAnswer, this.holdEndedAt, Math.min(now, this.pausedUntil));
   }
 
   /**
-   * Whether callers are held by the rate limit right now (a pause after a 429, or a full window):
-   * waiting then is the limit's doing, not a service that does not answer.
+   * Whether requests are held by the rate limit right now: a pause after a 429 (the refused
+   * requests sleep it out, none may be queued here), or waiters in a full window. Waiting then is
+   * the limit's doing, not a service that does not answer.
    */
   get holding(): boolean {
     const now = performance.now();
     this.prune(now);
     return (
-      this.waiters.length > 0 && (now < this.pausedUntil || this.inFlight + this.done.length >= this.limit)
+      now < this.pausedUntil || (this.waiters.length > 0 && this.inFlight + this.done.length >= this.limit)
     );
   }
 
@@ -114,6 +124,10 @@ export class MovingWindowLimiter {
       now >= this.pausedUntil &&
       this.inFlight + this.done.length < this.limit
     ) {
+      if (this.heldByWindow) {
+        this.heldByWindow = false;
+        this.holdEndedAt = now;
+      }
       this.waiters.shift()?.resolve(this.grant());
     }
     if (this.waiters.length === 0) return;
@@ -123,6 +137,7 @@ export class MovingWindowLimiter {
     if (now < this.pausedUntil) wakeAt = this.pausedUntil;
     else if (this.done.length > 0) wakeAt = (this.done[0] as number) + this.windowMs;
     if (wakeAt !== Number.POSITIVE_INFINITY) {
+      this.heldByWindow = true;
       this.timer = setTimeout(() => this.pump(), Math.max(1, Math.ceil(wakeAt - now)));
     }
   }

@@ -248,6 +248,31 @@ describe("MovingWindowLimiter", () => {
     (await lim.acquire()).release();
     expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
   });
+
+  it("a pause holds even with nobody queued (the refused requests sleep it out), and its end counts as heard", () => {
+    const lim = new MovingWindowLimiter(100, 1000, 0);
+    expect(lim.holding).toBe(false);
+    expect(lim.heardAt).toBe(Number.NEGATIVE_INFINITY);
+    const until = performance.now() + 200;
+    lim.pauseUntil(until);
+    expect(lim.holding).toBe(true);
+    expect(lim.heardAt).toBeLessThanOrEqual(until);
+    expect(lim.heardAt).toBeGreaterThan(until - 250);
+  });
+
+  it("the end of a hold by a full window counts as heard, though the last answer is a window old", async () => {
+    const lim = new MovingWindowLimiter(1, 200, 0);
+    const first = await lim.acquire();
+    lim.noteAnswer();
+    const answered = performance.now();
+    first.release();
+    const queued = lim.acquire();
+    expect(lim.holding).toBe(true);
+    (await queued).release();
+    // Let go about a window after the answer: the silence is counted from then, not from the answer.
+    expect(lim.heardAt - answered).toBeGreaterThanOrEqual(190);
+    expect(lim.holding).toBe(false);
+  });
 });
 
 describe("PageIterator", () => {

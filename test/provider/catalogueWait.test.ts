@@ -50,3 +50,18 @@ test("a service that answers nothing fails within the wait", async () => {
     silent.close();
   }
 });
+
+test("every read refused with 429 and sleeping out its Retry-After: still waiting, not failed", async () => {
+  // The service's window (2 requests per 2 s) is full for this key, as when another pipeline
+  // shares it: most reads are answered 429 and each waits out its Retry-After, none queued in
+  // the client's own limiter meanwhile. That is the limit's doing, not a silent service.
+  const busy = await startEmulator({ port: 0, rateLimitPerMinute: 2, rateWindowMs: 2000 });
+  try {
+    const client = new VoiceAgentClient({ baseUrl: busy.url, apiKey: DEFAULT_API_KEY });
+    const read = catalogueReader(async () => client, 300)({});
+    expect(await settle(read, 1500)).toBe("still waiting");
+    expect(await settle(read, 30_000)).toBe("answered");
+  } finally {
+    await busy.close();
+  }
+}, 40_000);

@@ -165,7 +165,7 @@ async function within<T>(ms: number, work: Promise<T>, client: VoiceAgentClient)
     const watch = () => {
       const pace = client.pace();
       const now = performance.now();
-      const heard = pace.holding ? now : Math.max(start, pace.lastAnswerAt);
+      const heard = pace.holding ? now : Math.max(start, pace.heardAt);
       if (now - heard >= ms) {
         reject(new ExpectedFailure(`the service did not answer within ${Math.round(ms / 1000)} s`));
         return;
