@@ -9,7 +9,7 @@ import type {
   StackValidationPolicy,
 } from "@pulumi/policy";
 import { RESOURCE_TYPES, type ResourceType, resourceTypeOf, TYPE_PREFIX } from "../resources/typeNames";
-import { isProduction, productionStacksSchema, stackOfUrn } from "./stacks";
+import { DEFAULT_PRODUCTION_STACKS, isProduction, productionStacksSchema, stackOfUrn } from "./stacks";
 import { inputs, type Plain } from "./values";
 
 /** The Pulumi type of one of this package's resources, by its name (`Agent` → `…voice-agent:Agent`). */
@@ -85,8 +85,12 @@ export function refusingUnknownParameters<P extends ResourceValidationPolicy | S
 /** The `productionStacks` parameter, for a policy's `configSchema`. */
 export const productionStacksParameter = { productionStacks: productionStacksSchema };
 
-/** Whether the stack a resource belongs to is production under the policy's `productionStacks`. */
-export function inProduction(urn: string, productionStacks: readonly string[]): boolean {
+/**
+ * Whether the stack a resource belongs to is production under the policy's `productionStacks`
+ * parameter (the default list when the configuration file leaves it out).
+ */
+export function inProduction(args: { getConfig<C extends object>(): C }, urn: string): boolean {
+  const { productionStacks } = parameters(args, { productionStacks: [...DEFAULT_PRODUCTION_STACKS] });
   return isProduction(stackOfUrn(urn), productionStacks);
 }
 

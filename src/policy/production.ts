@@ -13,13 +13,11 @@ import type { PolicyResource, ResourceValidationPolicy, StackValidationPolicy } 
 import {
   describe,
   inProduction,
-  parameters,
   productionStacksParameter,
   refusingUnknownParameters,
   subject,
   TYPES,
 } from "./common";
-import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
 import { inputs, NOT_YET_KNOWN, valueAt } from "./values";
 
 export const productionGoesLiveByVersion: StackValidationPolicy = refusingUnknownParameters({
@@ -32,8 +30,7 @@ export const productionGoesLiveByVersion: StackValidationPolicy = refusingUnknow
     const agents = args.resources.filter((r) => r.type === TYPES.Agent);
     const first = agents[0];
     if (!first) return;
-    const { productionStacks } = parameters(args, { productionStacks: [...DEFAULT_PRODUCTION_STACKS] });
-    if (!inProduction(first.urn, productionStacks)) return;
+    if (!inProduction(args, first.urn)) return;
     const versions = args.resources.filter((r) => r.type === TYPES.AgentVersion);
     for (const agent of agents) {
       const agentId = valueAt(inputs(agent.props), "agentId");
@@ -78,8 +75,7 @@ export const productionFallbacks: ResourceValidationPolicy = refusingUnknownPara
   validateResource: (args, reportViolation) => {
     const agent = subject(args, ["Agent"]);
     if (!agent) return;
-    const { productionStacks } = parameters(args, { productionStacks: [...DEFAULT_PRODUCTION_STACKS] });
-    if (!inProduction(agent.urn, productionStacks)) return;
+    if (!inProduction(args, agent.urn)) return;
     for (const [path, what] of FALLBACKS) {
       const value = valueAt(agent.props, path);
       if (value === NOT_YET_KNOWN || (value !== undefined && value !== null)) continue;

@@ -4,14 +4,7 @@
  * production is what staging ran, with proof (docs/gitops.md, "Promoting staging to production").
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
-import {
-  inProduction,
-  parameters,
-  productionStacksParameter,
-  refusingUnknownParameters,
-  subject,
-} from "./common";
-import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
+import { inProduction, productionStacksParameter, refusingUnknownParameters, subject } from "./common";
 import { NOT_YET_KNOWN, valueAt } from "./values";
 
 export const productionPromoted: ResourceValidationPolicy = refusingUnknownParameters({
@@ -23,8 +16,7 @@ export const productionPromoted: ResourceValidationPolicy = refusingUnknownParam
   validateResource: (args, reportViolation) => {
     const version = subject(args, ["AgentVersion"]);
     if (!version) return;
-    const { productionStacks } = parameters(args, { productionStacks: [...DEFAULT_PRODUCTION_STACKS] });
-    if (!inProduction(version.urn, productionStacks)) return;
+    if (!inProduction(args, version.urn)) return;
     // A pin publishes nothing (a rollback); an unknown pin is not counted as missing anything.
     const pinned = valueAt(version.props, "pinnedVersion");
     if (pinned !== undefined) return;

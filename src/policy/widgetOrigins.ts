@@ -10,14 +10,7 @@
 import { BlockList, isIP } from "node:net";
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { originProblem } from "../spec/widget";
-import {
-  inProduction,
-  parameters,
-  productionStacksParameter,
-  refusingUnknownParameters,
-  subject,
-} from "./common";
-import { DEFAULT_PRODUCTION_STACKS } from "./stacks";
+import { inProduction, productionStacksParameter, refusingUnknownParameters, subject } from "./common";
 import { fieldsAt, NOT_YET_KNOWN, valueAt } from "./values";
 
 /** Loopback, private, link-local and unique-local networks (RFC 1918, 6598, 3927, 4193, 4291). */
@@ -66,8 +59,7 @@ export const widgetOrigins: ResourceValidationPolicy = refusingUnknownParameters
     if (status === NOT_YET_KNOWN || status === "paused") return;
     const origins = valueAt(widget.props, "allowedOrigins");
     if (origins === NOT_YET_KNOWN) return;
-    const { productionStacks } = parameters(args, { productionStacks: [...DEFAULT_PRODUCTION_STACKS] });
-    const production = inProduction(widget.urn, productionStacks);
+    const production = inProduction(args, widget.urn);
     if (!Array.isArray(origins) || origins.length === 0) {
       reportViolation(
         `${widget.label}: allowedOrigins lists no origin, so the active widget serves no page (or, once ` +
