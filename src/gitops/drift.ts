@@ -28,7 +28,7 @@ import { contextFor } from "../provider/context";
 import { deepEqual } from "../provider/normalize";
 import type { Props } from "../provider/resource";
 import { RESOURCES, type ResourceKind } from "../resources/registry";
-import { code, plain } from "./markdown";
+import { code, literal } from "./markdown";
 import { nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
 import { fieldChanges, userInputs } from "./report";
 
@@ -329,7 +329,7 @@ function section(d: ResourceDrift): string {
 
 /** One resource that could not be read, as a list item. */
 function failure(f: ReadFailure): string {
-  return `- ${f.type} ${code(nameOf(f.urn))} (${plain(f.id)}): ${plain(f.message)}`;
+  return `- ${f.type} ${code(nameOf(f.urn))} (${literal(f.id)}): ${literal(f.message)}`;
 }
 
 /** The refresh preview's `changeSummary` keys, in words. */
@@ -339,7 +339,7 @@ const COUNTED: Record<string, string> = { same: "unchanged", update: "to update"
 export function renderDrift(report: DriftReport, opts: { title?: string } = {}): string {
   const title =
     opts.title !== undefined
-      ? plain(opts.title)
+      ? literal(opts.title)
       : `Voice agents: drift${report.stack ? ` of stack ${code(report.stack)}` : ""}`;
   const counted = Object.entries(report.counted)
     .filter(([, n]) => n > 0)

@@ -22,7 +22,7 @@ export function code(text: string): string {
  * character that could start markup, HTML, an entity or a table cell is backslash-escaped, and line
  * breaks become spaces, so a message can neither format nor break the report around it.
  */
-export function plain(text: string): string {
+export function literal(text: string): string {
   return text
     .trim()
     .replace(/\s*\n\s*/g, " ")

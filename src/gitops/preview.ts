@@ -125,3 +125,16 @@ export function agentStepOf(step: PreviewStep, steps: readonly PreviewStep[]): P
   const byId = agents.filter((s) => s.oldState?.id === id || s.oldState?.outputs?.agentId === id);
   return byId.length > 0 ? pick(byId) : undefined;
 }
+
+/**
+ * Whether an AgentVersion step chooses its version anew: created or replaced, or updated in place
+ * with a new configuration hash or pin (a label, notes or `live` change keeps the version).
+ */
+export function choosesVersion(step: PreviewStep): boolean {
+  if (["create", "replace"].includes(step.op)) return true;
+  if (step.op !== "update") return false;
+  const before = step.oldState?.inputs ?? {};
+  const after = step.newState?.inputs ?? {};
+  if ((before.pinnedVersion ?? null) !== (after.pinnedVersion ?? null)) return true;
+  return after.pinnedVersion === undefined && before.contentHash !== after.contentHash;
+}

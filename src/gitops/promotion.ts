@@ -5,7 +5,7 @@
  * or why production is refused (a difference: the preview's error on it).
  */
 import { type Proof, proofLines } from "../resources/agentVersion/proof";
-import { code, plain } from "./markdown";
+import { code, literal } from "./markdown";
 import { isRecord, nameOf, type PreviewJson, TYPE_PREFIX, typeOf } from "./preview";
 
 /** The proof the provider's check recorded in a step's inputs (`promoteProof`), when it is one. */
@@ -51,7 +51,7 @@ export function promotionLines(preview: PreviewJson): string[] {
     if (d.severity !== "error" || !d.urn?.includes(`${TYPE_PREFIX}AgentVersion::`)) continue;
     if (!/\bpromote(\.\w+)?:/.test(d.message)) continue;
     // The engine's text, from the provider's message on: Markdown-escaped, on one line.
-    const text = plain(d.message.trim().replace(/^.*?(promote(\.\w+)?:)/s, "$1"));
+    const text = literal(d.message.replace(/^.*?(promote(\.\w+)?:)/s, "$1"));
     lines.push(`- ${code(nameOf(d.urn))}: **refused**: ${text}`);
   }
   return lines;

@@ -15,9 +15,10 @@ import type { AnalysisGroupArgs } from "../resources/analysisGroup";
 import type { KnowledgeBaseArgs } from "../resources/knowledgeBase";
 import type { WidgetArgs } from "../resources/widget";
 import { type Breaking, findBreaking } from "./breaking";
-import { backticks, code, plain } from "./markdown";
+import { backticks, code, literal } from "./markdown";
 import {
   agentStepOf,
+  choosesVersion,
   isRecord,
   nameOf,
   num,
@@ -200,19 +201,6 @@ function knownVersions(outputs: Record<string, unknown>): Record<string, number>
 }
 
 /**
- * Whether an AgentVersion step chooses its version anew: created or replaced, or updated in place
- * with a new configuration hash or pin (a label, notes or `live` change keeps the version).
- */
-function choosesVersion(step: PreviewStep): boolean {
-  if (["create", "replace"].includes(step.op)) return true;
-  if (step.op !== "update") return false;
-  const before = step.oldState?.inputs ?? {};
-  const after = step.newState?.inputs ?? {};
-  if ((before.pinnedVersion ?? null) !== (after.pinnedVersion ?? null)) return true;
-  return after.pinnedVersion === undefined && before.contentHash !== after.contentHash;
-}
-
-/**
  * What the stack recorded about an AgentVersion step's agent: the Agent's `knownVersions` (the
  * versions this stack saw published, by content hash), plus the version the AgentVersion published
  * last, which the Agent's update records; the hash the Agent will have; and whether the state has
@@ -351,7 +339,7 @@ function versionPlan(
 function blocked(step: PreviewStep): string {
   const recorded = step.oldState?.outputs?.blockedReasons;
   const reasons = Array.isArray(recorded) ? recorded.filter((r): r is string => typeof r === "string") : [];
-  return reasons.length ? `\n> **Blocked:** ${plain(reasons.join("; "))}\n` : "";
+  return reasons.length ? `\n> **Blocked:** ${literal(reasons.join("; "))}\n` : "";
 }
 
 /** "Breaks outside the service": one line per consequence, its id first; empty when there is none. */
@@ -386,7 +374,7 @@ export function renderReport(
   const all = preview.steps ?? [];
   const steps = all.filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
   const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
-  const title = plain(opts.title ?? "Voice agents: preview");
+  const title = literal(opts.title ?? "Voice agents: preview");
   // A failed verification (in a run's event stream) is shown under its resource, not again below.
   const failed = failedVerifications(preview);
   const diagnostics = (preview.diagnostics ?? []).filter(
@@ -395,7 +383,7 @@ export function renderReport(
       !(d.urn && failed.get(d.urn) === d.message.trim()),
   );
   const notes = diagnostics.length
-    ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` ${code(nameOf(d.urn))}` : ""}: ${plain(d.message)}`).join("\n")}\n`
+    ? `\n#### Warnings and errors\n\n${diagnostics.map((d) => `- **${d.severity}**${d.urn ? ` ${code(nameOf(d.urn))}` : ""}: ${literal(d.message)}`).join("\n")}\n`
     : "";
   if (steps.length === 0)
     return `### ${title}\n\n${promotionSection(preview)}No changes: the service already matches this commit.\n${notes}`;

@@ -6,23 +6,21 @@
 
 import { UNKNOWN } from "../provider/unknowns";
 import { backticks, code } from "./markdown";
-import { isRecord, type PreviewJson, type PreviewStep, typeOf } from "./preview";
+import { choosesVersion, isRecord, type PreviewJson, type PreviewStep, typeOf } from "./preview";
 
-/** How an error of the AgentVersion provider that is a failed verification begins (verify.ts). */
-const FAILED_VERIFICATION = /^Verification of version \d+ of agent \S+ (failed|timed out)/;
+/**
+ * How an error of the AgentVersion provider that is a failed verification begins (verify.ts): it
+ * failed, timed out, or a test call could not be placed.
+ */
+const FAILED_VERIFICATION = /^Verification of version \d+ of agent \S+( failed| timed out|: test call \d+ )/;
 
-/** True when the step will put a version live, so that its `verify` places test calls. */
+/**
+ * True when the step will put a version live, so that its `verify` places test calls: it chooses
+ * its version anew, or puts the version it kept back live (`isLive` false before).
+ */
 function goesLive(step: PreviewStep): boolean {
-  const inputs = step.newState?.inputs ?? {};
-  if (inputs.live === false) return false;
-  if (step.op === "create" || step.op === "replace") return true;
-  if (step.op !== "update") return false;
-  const old = step.oldState?.outputs ?? step.oldState?.inputs ?? {};
-  return (
-    old.isLive === false ||
-    (old.pinnedVersion ?? null) !== (inputs.pinnedVersion ?? null) ||
-    (inputs.pinnedVersion === undefined && old.contentHash !== inputs.contentHash)
-  );
+  if (step.newState?.inputs?.live === false) return false;
+  return choosesVersion(step) || step.oldState?.outputs?.isLive === false;
 }
 
 /** A number in the report: in a code span, or "known after apply". */

@@ -23,7 +23,7 @@ import { type Field, joinKey, type Plain } from "./values";
  * phone numbers, and what the resource classes add for the provider (`__provider`, the content
  * hash, the create marker, the widget's rotation trigger, which the service never sees).
  */
-export const NOT_TEXT: ReadonlySet<string> = new Set([
+const NOT_TEXT: ReadonlySet<string> = new Set([
   "__provider",
   "contentHash",
   "createMarker",

@@ -94,6 +94,19 @@ describe("the report of a deploy whose verification failed", () => {
     expect(errors).not.toContain("Verification of version");
   });
 
+  test("a test call that could not be placed, or a timeout, is also reported under its AgentVersion", () => {
+    const deploy = parseEventStream(run());
+    const urn = stepOf(deploy, "support-live").urn;
+    const agent = "5b0c1a2e-0000-4000-8000-000000000001";
+    for (const message of [
+      `Verification of version 1 of agent ${agent}: test call 0 (to +14155550101) could not be placed: the service refused it.`,
+      `Verification of version 1 of agent ${agent} timed out after 600 s: 1 of 1 test calls had not finished.`,
+    ]) {
+      const diagnostics = [{ urn, severity: "error", message }];
+      expect([...failedVerifications({ ...deploy, diagnostics }).values()]).toEqual([message]);
+    }
+  });
+
   test("voice-agent-diff reads a deploy's event stream from a file", () => {
     const file = path.join(REPO_ROOT, "test/fixtures/runs/verify-failed-up.jsonl");
     const r = spawnSync(process.execPath, [path.join(REPO_ROOT, "dist/gitops/cli.js"), file], {
