@@ -13,10 +13,9 @@ import { Catalogue } from "./api/catalogue";
 import { KnowledgeBases } from "./api/knowledgeBases";
 import { Versions } from "./api/versions";
 import { WidgetApi } from "./api/widget";
-import { type ClientConfig, DEFAULT_RATE_LIMIT_PER_MINUTE, validateConfig } from "./config";
+import { type ClientConfig, validateConfig } from "./config";
 import { ClientCore } from "./core";
-import { sharedLimiter } from "./limiter";
-import { normalizeBaseUrl } from "./transport";
+import { limiterFor } from "./transport";
 
 /**
  * Typed client of the voice-agent REST API.
@@ -66,12 +65,7 @@ export class VoiceAgentClient {
    * rate limit), and `holding`, whether the rate limit holds requests now.
    */
   pace(): { heardAt: number; holding: boolean } {
-    const { apiKey, rateLimitPerMinute } = this.#core.config;
-    const limiter = sharedLimiter(
-      normalizeBaseUrl(validateConfig(this.#core.config)),
-      apiKey,
-      rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
-    );
+    const limiter = limiterFor(this.#core.config);
     return { heardAt: limiter.heardAt, holding: limiter.holding };
   }
 

@@ -15,7 +15,7 @@ import {
   validateConfig,
 } from "./config";
 import { ApiError, apiErrorFor, ConnectionError, type RequestContext, ResponseTooLargeError } from "./errors";
-import { sharedLimiter } from "./limiter";
+import { type MovingWindowLimiter, sharedLimiter } from "./limiter";
 import { logAttempt } from "./log";
 import { redactString } from "./redact";
 import { type AttemptOutcome, backoffMs, decideRetry } from "./retryPolicy";
@@ -180,6 +180,15 @@ function parseBody(text: string, contentType: string | undefined): unknown {
   return text;
 }
 
+/** The process-wide limiter every request with this configuration's base URL and key goes through. */
+export function limiterFor(config: ClientConfig): MovingWindowLimiter {
+  return sharedLimiter(
+    normalizeBaseUrl(validateConfig(config)),
+    config.apiKey,
+    config.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+  );
+}
+
 /**
  * Send one logical request, retrying as its {@link RetryMode} allows.
  *
@@ -193,13 +202,8 @@ export async function send(
   op: OperationState = newOperation(),
 ): Promise<HttpResponse> {
   const base = validateConfig(config);
-  const baseKey = normalizeBaseUrl(base);
   const secrets = [config.apiKey];
-  const limiter = sharedLimiter(
-    baseKey,
-    config.apiKey,
-    config.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
-  );
+  const limiter = limiterFor(config);
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const budgetMs = config.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
   const pool = dispatcherFor(base.origin);

@@ -126,16 +126,12 @@ router.add("POST", "/_emulator/voices/:provider/:voice_id/withdraw", (d, p) => {
 });
 
 router.add("POST", "/_emulator/agents/:agent_id/drafts", (d, p) => {
-  for (const ws of d.state.workspaces.values()) {
-    const agent = ws.agents.get(p.agent_id as string);
-    if (!agent) continue;
-    const parent = representativeVersion(agent);
-    const draft = newVersion(agent.versions.length, structuredClone(parent.config), parent.document_revision);
-    agent.versions.push(draft);
-    d.state.saveAgent(ws, agent);
-    return { status: 201, body: agentDetail(d.state, ws, agent, draft) };
-  }
-  throw apiError(404, "agent_not_found", `agent_id: no agent '${p.agent_id}'`, { param: "agent_id" });
+  const { ws, agent } = agentAnywhere(d, p.agent_id as string);
+  const parent = representativeVersion(agent);
+  const draft = newVersion(agent.versions.length, structuredClone(parent.config), parent.document_revision);
+  agent.versions.push(draft);
+  d.state.saveAgent(ws, agent);
+  return { status: 201, body: agentDetail(d.state, ws, agent, draft) };
 });
 
 function agentAnywhere(d: ControlDeps, id: string) {

@@ -35,7 +35,10 @@ import { versionBlockedReasons } from "./agents";
 /** Longest accepted `Idempotency-Key`. */
 const MAX_IDEMPOTENCY_KEY = 255;
 
-/** JSON with object keys sorted: the same request in any key order gives the same text. */
+/**
+ * JSON with object keys sorted: the same request in any key order gives the same text. (The
+ * provider's `canonicalJson` is the same idea; the emulator imports nothing of the provider.)
+ */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)

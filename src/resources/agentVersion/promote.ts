@@ -13,6 +13,7 @@
  */
 import type { ActivationRowT, AgentDetailT, VoiceAgentClient } from "../../client";
 import { AuthError, NotFoundError } from "../../client/errors";
+import { clientModule } from "../../provider/context";
 import { ExpectedFailure } from "../../provider/failures";
 import { observe } from "../../provider/managed";
 import { isPlainObject, type Json, type JsonObject } from "../../provider/normalize";
@@ -37,6 +38,7 @@ import {
   withoutPaths,
 } from "../agent/projection";
 import { workingVersion } from "../agent/provider";
+import type { Promotion } from "./promoteArgs";
 import { type Proof, proofLines } from "./proof";
 
 export type { Proof };
@@ -156,7 +158,7 @@ export function promoteFailures(promote: unknown, pinned: boolean): string[] {
 async function stagingClient(ctx: ProviderContext, promote: Promote): Promise<VoiceAgentClient> {
   const own = await ctx.client();
   if (promote.apiKey === undefined) return own;
-  const { VoiceAgentClient: Client } = await import("../../client/index.js");
+  const { VoiceAgentClient: Client } = await clientModule();
   try {
     return new Client({ baseUrl: promote.baseUrl ?? own.baseUrl, apiKey: promote.apiKey });
   } catch (err) {
@@ -376,7 +378,7 @@ export function promotedNotes(p: Proof): string {
 }
 
 /** The `promotion` output: what was promoted. */
-export function promotionRecord(p: Proof) {
+export function promotionRecord(p: Proof): Promotion {
   return {
     fromAgentId: p.fromAgentId,
     fromVersion: p.fromVersion,
