@@ -11,14 +11,16 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { Agent, request } from "undici";
 import { z } from "zod";
 import {
-  AnalysisValue,
+  type AnalysisValue,
   API_VERSION,
   CALL_ORIGINS,
   CALL_STATUSES_FINISHED,
   type CallEvent,
   type CallEventType,
+  CallMetadata,
   type CallObject,
-  type CustomAnalysis,
+  CallVariables,
+  CustomAnalysis,
   E164Number,
   type EventCall,
   type TranscriptTurn,
@@ -69,7 +71,7 @@ export const OutcomeRule = z.strictObject({
     .optional(),
   status: z.enum(CALL_STATUSES_FINISHED).optional(),
   duration_seconds: z.int().min(0).max(86_400).optional(),
-  analysis: z.record(z.string(), z.record(z.string(), AnalysisValue)).optional(),
+  analysis: CustomAnalysis.optional(),
   transcript: z
     .array(z.strictObject({ role: z.enum(["agent", "user"]), text: z.string() }))
     .max(500)
@@ -92,8 +94,8 @@ export const ControlCallBody = z.strictObject({
   to_number: E164Number.optional(),
   version: z.int().min(0).optional(),
   agent_version_id: z.guid().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  variables: z.record(z.string(), z.string()).optional(),
+  metadata: CallMetadata.optional(),
+  variables: CallVariables.optional(),
 });
 export type ControlCallBody = z.infer<typeof ControlCallBody>;
 

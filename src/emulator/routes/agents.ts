@@ -29,6 +29,37 @@ export function findAgent(ctx: RouteContext): AgentRecord {
   return agent;
 }
 
+/**
+ * 409 unless `v` can serve: a draft is `agent_not_published` (publish it before `before`), a
+ * version with blocked reasons is `version_blocked` (it cannot `can`). Going live and placing a
+ * call to a version check the same two things.
+ */
+export function assertCanServe(
+  state: State,
+  ws: WorkspaceState,
+  v: VersionRecord,
+  param: string,
+  purpose: { before: string; can: string },
+): void {
+  if (!v.is_published)
+    throw apiError(
+      409,
+      "agent_not_published",
+      `${param}: version ${v.version} is a draft; publish it before ${purpose.before}`,
+      { param },
+    );
+  const reasons = versionBlockedReasons(state, ws, v);
+  if (reasons.length)
+    throw apiError(
+      409,
+      "version_blocked",
+      `${param}: version ${v.version} cannot ${purpose.can}: ${reasons.join("; ")}`,
+      {
+        param,
+      },
+    );
+}
+
 /** Why each version is blocked, from the current catalogue and knowledge bases. */
 export function versionBlockedReasons(state: State, ws: WorkspaceState, v: VersionRecord): string[] {
   return blockedReasons(v.config, state.catalogue, new Set(ws.kbs.keys()));

@@ -30,7 +30,7 @@ import {
   type VersionRecord,
   type WorkspaceState,
 } from "../state";
-import { versionBlockedReasons } from "./agents";
+import { assertCanServe } from "./agents";
 
 /** Longest accepted `Idempotency-Key`. */
 const MAX_IDEMPOTENCY_KEY = 255;
@@ -85,23 +85,7 @@ function answeringVersion(
       );
   }
   const param = pin.agent_version_id !== undefined ? "agent_version_id" : "version";
-  if (!v.is_published)
-    throw apiError(
-      409,
-      "agent_not_published",
-      `${param}: version ${v.version} is a draft; publish it before placing a call to it`,
-      { param },
-    );
-  const reasons = versionBlockedReasons(state, ws, v);
-  if (reasons.length)
-    throw apiError(
-      409,
-      "version_blocked",
-      `${param}: version ${v.version} cannot take calls: ${reasons.join("; ")}`,
-      {
-        param,
-      },
-    );
+  assertCanServe(state, ws, v, param, { before: "placing a call to it", can: "take calls" });
   return v;
 }
 

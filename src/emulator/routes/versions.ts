@@ -1,15 +1,15 @@
 /** Versions (list, read, publish) and activations (deploy history, make live, roll back, off air). */
 import { ActivationBody, type ActivationRow, PublishBody, parseWith } from "../../spec";
 import type { Result, RouteContext } from "../context";
-import { apiError, limitOf, pageOf, validationError } from "../http";
+import { limitOf, pageOf, validationError } from "../http";
 import { newId, now, type VersionRecord } from "../state";
 import {
   agentDetail,
+  assertCanServe,
   checkRevision,
   findAgent,
   parseIfMatch,
   resolveVersion,
-  versionBlockedReasons,
   versionRow,
 } from "./agents";
 
@@ -101,27 +101,7 @@ export async function createActivation(ctx: RouteContext): Promise<Result> {
     if (previous === null && latestRow) return { status: 200, body: latestRow };
   } else {
     const v: VersionRecord = resolveVersion(agent, target);
-    if (!v.is_published) {
-      throw apiError(
-        409,
-        "agent_not_published",
-        `version: version ${target} is a draft; publish it before making it live`,
-        {
-          param: "version",
-        },
-      );
-    }
-    const reasons = versionBlockedReasons(ctx.state, ctx.ws, v);
-    if (reasons.length) {
-      throw apiError(
-        409,
-        "version_blocked",
-        `version: version ${target} cannot go live: ${reasons.join("; ")}`,
-        {
-          param: "version",
-        },
-      );
-    }
+    assertCanServe(ctx.state, ctx.ws, v, "version", { before: "making it live", can: "go live" });
     if (previous === target && latestRow) return { status: 200, body: latestRow };
   }
   const row: ActivationRow = {

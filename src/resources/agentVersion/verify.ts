@@ -21,7 +21,7 @@ import type { CallT, VoiceAgentClient } from "../../client";
 import { ExpectedFailure, failure } from "../../provider/failures";
 import { canonicalJson, contentHash, deepEqual, type Json } from "../../provider/normalize";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
-import { CALL_STATUSES_ACTIVE } from "../../spec/calls";
+import { CALL_STATUSES_ACTIVE, CallVariables } from "../../spec/calls";
 import { isE164, normalizeE164 } from "../../spec/common";
 import { parseWith } from "../../spec/issues";
 
@@ -104,7 +104,7 @@ const E164 = z.string().superRefine((v, ctx) => {
 /** One test call and what it must give. */
 export const VerifyCall = z.strictObject({
   toNumber: E164,
-  variables: z.record(z.string(), z.string()).optional(),
+  variables: CallVariables.optional(),
   metadata: z.record(z.string(), z.json()).optional(),
   expect: z
     .strictObject({
