@@ -35,7 +35,7 @@ export const CALL_DASHBOARD_BASE = "https://dashboard.voice-agent.example/calls"
 export const DEFAULT_CALL_SECONDS = 1;
 
 /** When each stage is reached, as a fraction of the call's life. */
-export const STAGE = {
+const STAGE = {
   placed: 0,
   connected: 0.2,
   transferBegins: 0.35,
@@ -54,11 +54,11 @@ const CONNECTED = new Set(["completed", "voicemail", "transfer_completed", "tran
 export const DEFAULT_INBOUND_CALLER = "+14155550100";
 
 /** Delays before the retries of a failed webhook delivery (ms): 4 attempts in all. */
-export const WEBHOOK_RETRY_DELAYS_MS = [100, 300, 900] as const;
+const WEBHOOK_RETRY_DELAYS_MS = [100, 300, 900] as const;
 /** How long one webhook delivery may take before it counts as failed. */
-export const WEBHOOK_TIMEOUT_MS = 5_000;
+const WEBHOOK_TIMEOUT_MS = 5_000;
 /** Lifetime of a presigned recording link. */
-export const PRESIGNED_TTL_SECONDS = 3600;
+const PRESIGNED_TTL_SECONDS = 3600;
 
 /** One rule of `PUT /_emulator/call-outcomes`. */
 export const OutcomeRule = z.strictObject({
@@ -100,7 +100,7 @@ export const ControlCallBody = z.strictObject({
 export type ControlCallBody = z.infer<typeof ControlCallBody>;
 
 /** What decides a call's outcome. */
-export interface CallFacts {
+interface CallFacts {
   agent_id: string;
   version: number;
   to_number: string | null;
@@ -293,12 +293,12 @@ export function callView(call: CallRecord, at: number, baseUrl: string): CallObj
 }
 
 /** Whether the call is still on the line at `at` (it counts against the concurrency pool). */
-export function isActive(call: CallRecord, at: number): boolean {
+function isActive(call: CallRecord, at: number): boolean {
   return at < stageAt(call, "ended");
 }
 
 /** The events a call delivers, in order, with the stage each one belongs to. */
-export function eventPlan(call: CallRecord): { type: CallEventType; stage: keyof typeof STAGE }[] {
+function eventPlan(call: CallRecord): { type: CallEventType; stage: keyof typeof STAGE }[] {
   const plan: { type: CallEventType; stage: keyof typeof STAGE }[] = [
     { type: "call.started", stage: "placed" },
   ];
@@ -315,7 +315,7 @@ export function eventPlan(call: CallRecord): { type: CallEventType; stage: keyof
 }
 
 /** Longest recording the emulator produces, in seconds (a longer call's audio is cut there). */
-export const MAX_RECORDING_SECONDS = 600;
+const MAX_RECORDING_SECONDS = 600;
 
 /** A 16-bit mono 8 kHz WAV of `seconds` (a quiet 440 Hz tone): the emulator's recording. */
 export function wavOf(seconds: number): Buffer {

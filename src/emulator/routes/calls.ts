@@ -90,7 +90,7 @@ function answeringVersion(
 }
 
 /** How a call arrives. */
-export interface CallArrival {
+interface CallArrival {
   agent_id: string;
   version?: number;
   agent_version_id?: string;

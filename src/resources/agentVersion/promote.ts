@@ -44,7 +44,7 @@ import { type Proof, proofLines } from "./proof";
 export type { Proof };
 
 /** A bound on the share of counted calls whose analysis holds a value. */
-export interface Rate {
+interface Rate {
   /** `<group>/<analysis>`, e.g. `Default Analysis/User Sentiment` (split at the first `/`). */
   analysis: string;
   value: string | number | boolean;
@@ -53,7 +53,7 @@ export interface Rate {
 }
 
 /** `promote` as the provider reads it (checked by {@link promoteFailures}). */
-export interface Promote {
+interface Promote {
   from: string;
   soakMinutes?: number;
   minCalls?: number;
@@ -65,7 +65,7 @@ export interface Promote {
 }
 
 /** Origins counted when `promote.origins` is not set: every documented one but `api` (tests). */
-export const DEFAULT_ORIGINS: readonly string[] = CALL_ORIGINS.filter((o) => o !== "api");
+const DEFAULT_ORIGINS: readonly string[] = CALL_ORIGINS.filter((o) => o !== "api");
 
 const KEYS = ["from", "soakMinutes", "minCalls", "rates", "origins", "ignore", "apiKey", "baseUrl"];
 const RATE_KEYS = ["analysis", "value", "atMost"];
@@ -176,7 +176,7 @@ interface Staging {
 }
 
 /** A refusal the user acts on from its message. */
-export class PromotionRefused extends ExpectedFailure {
+class PromotionRefused extends ExpectedFailure {
   constructor(message: string) {
     super(message);
     this.name = "PromotionRefused";
@@ -288,7 +288,7 @@ function shortfallMessage(p: Proof, lines: { met: string[]; missing: string[] },
 }
 
 /** The outcome of a promotion check. */
-export interface Evaluation {
+interface Evaluation {
   /** Why production is refused at preview and at `up` (a difference, no live version); empty when it is not. */
   refusals: string[];
   /** Why `up` refuses while preview passes: the proof falls short; unset when it holds. */
@@ -302,7 +302,7 @@ export interface Evaluation {
  * workspace; `complete`: every field, else only what it sets is compared) with staging's live one,
  * and measures the proof. `atUp`: the messages say nothing was published.
  */
-export async function evaluate(
+async function evaluate(
   ctx: ProviderContext,
   promote: Promote,
   production: JsonObject,
@@ -347,7 +347,7 @@ export async function evaluate(
  * system variables): then only those fields and the ones the program declares are compared at
  * preview, and every field at `up`.
  */
-export async function previewConfig(
+async function previewConfig(
   ctx: ProviderContext,
   agentId: unknown,
   agentConfig: Record<string, unknown>,
@@ -360,11 +360,7 @@ export async function previewConfig(
 }
 
 /** At `up`: the configuration of the draft about to be published. */
-export async function draftConfig(
-  c: VoiceAgentClient,
-  agentId: string,
-  version: number,
-): Promise<JsonObject> {
+async function draftConfig(c: VoiceAgentClient, agentId: string, version: number): Promise<JsonObject> {
   return fullConfig(await c.agents.get(agentId, { version }));
 }
 

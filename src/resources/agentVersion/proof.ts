@@ -5,7 +5,7 @@
  */
 
 /** The share of counted calls whose analysis holds a value, against its bound. */
-export interface RateProof {
+interface RateProof {
   analysis: string;
   value: string | number | boolean;
   atMost: number;

@@ -26,9 +26,9 @@ import { isE164, normalizeE164 } from "../../spec/common";
 import { parseWith } from "../../spec/issues";
 
 /** Default of `verify.timeoutSeconds`. */
-export const DEFAULT_VERIFY_TIMEOUT_SECONDS = 600;
+const DEFAULT_VERIFY_TIMEOUT_SECONDS = 600;
 /** Default of `expect.status`. */
-export const DEFAULT_EXPECTED_STATUS = "completed";
+const DEFAULT_EXPECTED_STATUS = "completed";
 
 const Scalar = z.union([z.string(), z.number(), z.boolean()]);
 type Scalar = z.infer<typeof Scalar>;
@@ -124,7 +124,7 @@ export const VerifySpec = z.strictObject({
 export type VerifySpec = z.infer<typeof VerifySpec>;
 
 /** What the output `verification` records of one test call (kept small: it is in the state). */
-export const VerifiedCall = z.object({
+const VerifiedCall = z.object({
   id: z.string(),
   toNumber: z.string(),
   status: z.string(),
@@ -132,7 +132,7 @@ export const VerifiedCall = z.object({
   analysis: z.record(z.string(), z.record(z.string(), z.json())).optional(),
   passed: z.boolean(),
 });
-export type VerifiedCall = z.infer<typeof VerifiedCall>;
+type VerifiedCall = z.infer<typeof VerifiedCall>;
 
 /** The output `verification`: the version verified, the attempt, and each test call. */
 export const Verification = z.object({
@@ -171,7 +171,7 @@ const placed = (call: VerifyCall) => ({
 });
 
 /** What names one check: the test call's place in the list and the verification it belongs to. */
-export interface CheckIdentity {
+interface CheckIdentity {
   agentId: string;
   /** The uuid of the version verified. */
   versionId: string;
@@ -223,7 +223,7 @@ export function isSettled(call: CallT): boolean {
 const show = (v: unknown): string => (v === undefined ? "no value" : JSON.stringify(v));
 
 /** One expectation not met: what was expected, and what the call gave. */
-export interface Shortfall {
+interface Shortfall {
   /** `status`, or `analysis "Group" / "Name"`. */
   what: string;
   expected: string;
@@ -286,7 +286,7 @@ function matches(expected: ExpectedValue, got: unknown): boolean {
 }
 
 /** The version verified. */
-export interface VerifyTarget {
+interface VerifyTarget {
   agentId: string;
   version: number;
   versionId: string;
@@ -297,7 +297,7 @@ export interface VerifyTarget {
 }
 
 /** Hooks for tests: the clock and the wait between reads. */
-export interface VerifyTiming {
+interface VerifyTiming {
   now?: () => number;
   wait?: (ms: number) => Promise<unknown>;
 }
@@ -314,7 +314,7 @@ const MAX_POLL_MS = 10_000;
  * them. Returns the verification when every expectation holds; throws {@link VerificationFailed}
  * otherwise (failed expectations, or calls not finished within the timeout).
  */
-export async function runVerification(
+async function runVerification(
   c: VoiceAgentClient,
   target: VerifyTarget,
   spec: VerifySpec,
