@@ -187,6 +187,9 @@ export async function seedShapes(c: VoiceAgentClient, emu: EmulatorAddress): Pro
   await release(c, quiet.id, 0);
 
   const supportA = await create({ name: "Support", system_prompt: prompt("Help with orders.") });
+  // The twins are told apart by creation time (then by id): let the clock's millisecond move on, so
+  // that the first twin is the older one even on a machine fast enough to create both in one.
+  while (new Date().toISOString() <= supportA.created_at) await new Promise((r) => setTimeout(r, 1));
   const supportB = await create({ name: "Support", system_prompt: prompt("Help with returns.") });
 
   return {
