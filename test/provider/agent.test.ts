@@ -285,7 +285,7 @@ describe("AgentVersion", () => {
     return { agent: { id: agent.id, inputs: news, outs: updated.outs as any }, version };
   }
 
-  test("a change is one patch, one publish, one activation; a revert one read, however long the history", async () => {
+  test("a change is one read, one patch, one publish, one activation; a revert one read more, however long the history", async () => {
     const created = await createAgent(base);
     await publish(created.outs);
     let agent = created as { id: string; inputs: any; outs: any };
@@ -299,7 +299,9 @@ describe("AgentVersion", () => {
       next = await release(agent, "## Agent Purpose\nrelease 7");
     });
     expect(next?.version.outs?.origin).toBe("published");
+    // The read tells what the patch lands on (the If-Match alone cannot: see the held-back tests).
     expect(change).toEqual([
+      "GET /v1/agents/:id",
       "PATCH /v1/agents/:id",
       "POST /v1/agents/:id/versions/7/publish",
       "POST /v1/agents/:id/activations",
@@ -311,6 +313,7 @@ describe("AgentVersion", () => {
     });
     expect(next?.version.outs).toMatchObject({ version: 0, origin: "reused", activation: "rollback" });
     expect(revert).toEqual([
+      "GET /v1/agents/:id",
       "PATCH /v1/agents/:id",
       "GET /v1/agents/:id?version=0",
       "POST /v1/agents/:id/activations",
@@ -399,6 +402,83 @@ describe("AgentVersion", () => {
     const version = await publish(refreshed.props);
     expect(version.outs).toMatchObject({ version: 1, origin: "reused" });
     expect(await publishedVersions(a.id)).toEqual([0, 1]);
+  });
+
+  describe("a version published and held back (not put live) never blocks the next change", () => {
+    /** The next `up` of a changed prompt: the Agent's check and update, then the AgentVersion's. */
+    async function change(agent: { id: string; inputs: any; outs: any }, prompt: string, extra = {}) {
+      const news = (await agentHandler.check(agent.inputs, { ...agent.inputs, systemPrompt: prompt })).inputs;
+      const updated = await agentHandler.update(agent.id, agent.outs, news);
+      const version = await publish(updated.outs, extra);
+      return { agent: { id: agent.id, inputs: news, outs: updated.outs as any }, version };
+    }
+
+    test("live: false, then a change: the draft branched from the live version is written and published", async () => {
+      const a = await createAgent({ ...base, voice: { provider: "sarvam", voiceId: "meera", speed: 1.1 } });
+      await publish(a.outs);
+      // Two fields change in the held-back version; the fix changes one of them back only.
+      const heldNews = (
+        await agentHandler.check(a.inputs, {
+          ...a.inputs,
+          systemPrompt: "## Agent Purpose\nheld back",
+          voice: { provider: "sarvam", voiceId: "meera", speed: 1.3 },
+        })
+      ).inputs;
+      const heldAgent = await agentHandler.update(a.id, a.outs, heldNews);
+      const held = await publish(heldAgent.outs, { live: false });
+      expect(held.outs).toMatchObject({ version: 1, isLive: false });
+      const next = await change(
+        { id: a.id, inputs: heldNews, outs: heldAgent.outs },
+        "## Agent Purpose\nthe fix",
+      );
+      expect(next.version.outs).toMatchObject({ version: 2, origin: "published", isLive: true });
+      const live = await client.agents.get(a.id, { version: "live" });
+      expect(live.version).toBe(2);
+      // The declared configuration, whole: the field held back with v1 and not changed since is
+      // declared too, though the draft branched from v0.
+      expect(live.system_prompt).toBe("## Agent Purpose\nthe fix");
+      expect(live.voice?.speed).toBe(1.3);
+      // Nothing left to do: the Agent's diff is empty against what it now records.
+      expect((await agentHandler.diff(a.id, next.agent.outs, next.agent.inputs)).changes).toBe(false);
+    });
+
+    test("with no live version, the draft branches from the latest and the change deploys", async () => {
+      const a = await createAgent(base);
+      await publish(a.outs, { live: false });
+      const next = await change(a, "## Agent Purpose\nsecond");
+      expect(next.version.outs).toMatchObject({ version: 1, isLive: true });
+      expect((await client.agents.get(a.id, { version: "live" })).system_prompt).toBe(
+        "## Agent Purpose\nsecond",
+      );
+    });
+
+    test("going back to the live configuration after a held-back version writes nothing and keeps it live", async () => {
+      const a = await createAgent(base);
+      await publish(a.outs);
+      const held = await change(a, "## Agent Purpose\nheld back", { live: false });
+      const back = (await agentHandler.check(held.agent.inputs, a.inputs)).inputs;
+      const updated = await agentHandler.update(a.id, held.agent.outs, back);
+      const version = await publish(updated.outs);
+      expect(version.outs).toMatchObject({ version: 0, origin: "reused", isLive: true });
+      expect((await client.agents.get(a.id)).latest_version).toBe(1);
+    });
+
+    test("a real edit elsewhere (an open draft whose content differs) is still a conflict; nothing is written", async () => {
+      const a = await createAgent(base);
+      await publish(a.outs);
+      const held = await change(a, "## Agent Purpose\nheld back", { live: false });
+      await client.agents.patch(a.id, { system_prompt: "## Agent Purpose\nedited in the dashboard" });
+      const news = (
+        await agentHandler.check(held.agent.inputs, {
+          ...held.agent.inputs,
+          systemPrompt: "## Agent Purpose\nfix",
+        })
+      ).inputs;
+      await expect(agentHandler.update(a.id, held.agent.outs, news)).rejects.toThrow(
+        /was changed outside Pulumi: its working draft is at revision \d+, but this stack last saw revision \d+\. Nothing was written/,
+      );
+      expect((await client.agents.get(a.id)).system_prompt).toBe("## Agent Purpose\nedited in the dashboard");
+    });
   });
 
   test("label changes in place; a dashboard rollback shows as drift; pinning a draft is refused", async () => {

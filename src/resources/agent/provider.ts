@@ -186,19 +186,32 @@ export async function workingVersion(client: VoiceAgentClient, agentId: string):
   return client.agents.get(agentId, { version: "live" });
 }
 
+/**
+ * The refusal of a write that would overwrite a change made outside Pulumi: the working draft is at
+ * revision `current`, the stack last saw `expected`. Nothing was written.
+ */
+function changedOutside(
+  name: string,
+  agentId: string,
+  current: number | undefined,
+  expected: number | undefined,
+  cause?: ApiError,
+): Error {
+  return new Error(
+    `Agent "${name}" (${agentId}) was changed outside Pulumi: its working draft is at revision ` +
+      `${current ?? "?"}, but this stack last saw revision ${expected ?? "?"}. Nothing was written. ` +
+      "Run `pulumi refresh` to bring the change into the stack (the next preview shows it as drift), " +
+      `then \`pulumi up\` again.${cause ? ` (request ${cause.requestId ?? "unknown"})` : ""}`,
+    cause ? { cause } : undefined,
+  );
+}
+
 /** Turns the service's refusals into messages that say what happened and what to do next. */
 function explain(err: unknown, name: string, agentId: string, expectedRevision?: number): never {
   if (!(err instanceof ApiError)) throw err;
   const request = `(request ${err.requestId ?? "unknown"})`;
-  if (err.code === "revision_conflict") {
-    throw new Error(
-      `Agent "${name}" (${agentId}) was changed outside Pulumi: its working draft is at revision ` +
-        `${err.currentRevision ?? "?"}, but this stack last saw revision ${expectedRevision ?? "?"}. Nothing was written. ` +
-        "Run `pulumi refresh` to bring the change into the stack (the next preview shows it as drift), " +
-        `then \`pulumi up\` again. ${request}`,
-      { cause: err },
-    );
-  }
+  if (err.code === "revision_conflict")
+    throw changedOutside(name, agentId, err.currentRevision, expectedRevision, err);
   if (err.code === "draft_ambiguous") {
     throw new Error(
       `Agent "${name}" (${agentId}) has several open drafts (versions ${(err.candidates ?? []).join(", ")}), ` +
@@ -217,6 +230,20 @@ function lastSeen(olds: AgentState, declared: JsonObject): JsonObject {
     seen[key] = (olds[key] as JsonObject[string] | undefined) ?? null;
   }
   return seen;
+}
+
+/**
+ * Whether version `version` (the one this stack last wrote) was published holding what the stack
+ * last saw (`seen`): the stack's own version, frozen, whatever is live now.
+ */
+async function heldBack(
+  c: VoiceAgentClient,
+  agentId: string,
+  version: number,
+  seen: JsonObject,
+): Promise<boolean> {
+  const own = await unlessGone(c.agents.get(agentId, { version }));
+  return own?.is_published === true && deepEqual(observedConfig(own, seen), seen);
 }
 
 export const agentProvider: HandlerFactory = (ctx) => {
@@ -312,10 +339,26 @@ export const agentProvider: HandlerFactory = (ctx) => {
       const before = state(olds);
       const args = inputs(news);
       const declared = declaredConfig(news);
-      const patch = mergePatch(lastSeen(before, declared), declared);
-      const write = (current: AgentDetailT | undefined, revision: number) =>
-        c.agents.patch(id, patchBody(wireBody(patch, current)), { ifMatch: revision });
-      const current = Array.isArray(patch.variables) ? await workingVersion(c, id) : undefined;
+      const seen = declaredConfig(before);
+      // What the patch lands on: the open draft, else the version it branches a draft from (the
+      // live one, else the latest), read first. The If-Match alone cannot tell them apart: a draft
+      // opened elsewhere from another version can carry the very revision this stack last saw.
+      const now = await workingVersion(c, id);
+      let base: JsonObject;
+      if (deepEqual(observedConfig(now, seen), seen)) {
+        // It holds what the stack last saw (a label or notes edit, or a field the program does not
+        // set, may have moved its revision): the patch overwrites nothing of anyone's.
+        base = lastSeen(before, declared);
+      } else if (now.is_published && (await heldBack(c, id, before.draftVersion, seen))) {
+        // The version this stack last wrote was published and not put live (a failed verification,
+        // `live: false`, a refused activation) or taken off air since, and no draft is open: the
+        // draft the patch branches holds the parent's configuration, and the declared one is
+        // written over it, compare-and-set against that parent.
+        base = observedConfig(now, declared);
+      } else {
+        throw changedOutside(args.name, id, now.document_revision, before.documentRevision);
+      }
+      const patch = mergePatch(base, declared);
       const done = async (written: AgentDetailT) => ({
         outs: outputs(
           news,
@@ -324,23 +367,12 @@ export const agentProvider: HandlerFactory = (ctx) => {
           await attachmentNames(c, written, olds),
         ),
       });
-      try {
-        return done(await write(current, before.documentRevision));
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.code !== "revision_conflict")
-          return explain(err, args.name, id);
-        // The version moved on since the stack last saw it. When no field this stack manages changed
-        // (a label or notes edit, or a field the program does not set), the patch overwrites nothing
-        // of anyone's: write it at the current revision. Otherwise it is a conflict, and nothing is written.
-        const seen = declaredConfig(before);
-        const now = await workingVersion(c, id);
-        if (!deepEqual(observedConfig(now, seen), seen))
-          return explain(err, args.name, id, before.documentRevision);
-        const written = await write(now, now.document_revision).catch((again) =>
-          explain(again, args.name, id, now.document_revision),
-        );
-        return done(written);
-      }
+      // Going back to what the parent holds writes nothing: the parent is the version to publish.
+      if (Object.keys(patch).length === 0) return done(now);
+      const written = await c.agents
+        .patch(id, patchBody(wireBody(patch, now)), { ifMatch: now.document_revision })
+        .catch((err) => explain(err, args.name, id, now.document_revision));
+      return done(written);
     },
 
     async delete(id, props) {
