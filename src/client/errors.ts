@@ -107,7 +107,11 @@ export class ApiError extends VoiceAgentError {
     // Redact before anything is read: the server may echo a credential in any string.
     const parsed = parseErrorBody(init.status, redactDeep(init.body, ctx.secrets));
     const field = parsed.param ?? parsed.errors[0]?.field;
-    const sentence = parsed.message;
+    // A 429 says how long the service asked to wait: a wait past the retry budget is why it failed.
+    const sentence =
+      init.status === 429 && init.retryAfterMs !== undefined
+        ? `${parsed.message} (the service asked to wait ${Math.ceil(init.retryAfterMs / 1000)} s: Retry-After)`
+        : parsed.message;
     const where = `${ctx.method} ${redactString(ctx.path, ctx.secrets)}`;
     const msg =
       // The service's sentences usually start with the field already; name it once.

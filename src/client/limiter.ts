@@ -28,7 +28,7 @@ export class MovingWindowLimiter {
   private pausedUntil = Number.NEGATIVE_INFINITY;
   private readonly waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | undefined;
-  /** When the service last answered a request of this key (any status, a 429 included). */
+  /** When the service last answered a request of this key (see {@link noteAnswer}). */
   private lastAnswer = Number.NEGATIVE_INFINITY;
   /** When waiters held by a full window were last let go (the end of such a hold). */
   private holdEndedAt = Number.NEGATIVE_INFINITY;
@@ -49,9 +49,15 @@ export class MovingWindowLimiter {
     });
   }
 
-  /** Hold every waiter until `untilMs` (a `performance.now()` instant), e.g. after a 429. */
+  /**
+   * Hold every waiter until `untilMs` (a `performance.now()` instant), e.g. after a 429, for one
+   * window at most: a moving window frees a slot within a window, so a longer `Retry-After` (a
+   * misbehaving proxy, an hour) holds the process no longer; the request that was told it fails,
+   * saying how long it was asked to wait (`RateLimitError`).
+   */
   pauseUntil(untilMs: number): void {
-    if (untilMs > this.pausedUntil) this.pausedUntil = untilMs;
+    const capped = Math.min(untilMs, performance.now() + this.windowMs);
+    if (capped > this.pausedUntil) this.pausedUntil = capped;
     this.pump();
   }
 
@@ -61,7 +67,10 @@ export class MovingWindowLimiter {
     return this.inFlight + this.done.length;
   }
 
-  /** Records that the service answered (any HTTP status): it is reachable. */
+  /**
+   * Records that the service answered: a status below 500 other than 429 (a 429 pauses instead, see
+   * {@link pauseUntil}; a 5xx is a failed attempt, not a sign the service is there to answer).
+   */
   noteAnswer(): void {
     this.lastAnswer = performance.now();
   }

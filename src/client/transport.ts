@@ -260,7 +260,7 @@ export async function send(
         bodyTimeout: timeoutMs,
       });
       status = res.statusCode;
-      limiter.noteAnswer();
+      if (status < 500 && status !== 429) limiter.noteAnswer();
       resHeaders = res.headers;
       raw = await readCapped(res.body, maxBytes, ctx);
     } catch (err) {

@@ -249,6 +249,16 @@ describe("MovingWindowLimiter", () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
   });
 
+  it("a Retry-After of an hour holds everyone one window at most", async () => {
+    const lim = new MovingWindowLimiter(100, 200, 0);
+    lim.pauseUntil(performance.now() + 3_600_000);
+    const t0 = performance.now();
+    (await lim.acquire()).release();
+    const held = performance.now() - t0;
+    expect(held).toBeGreaterThanOrEqual(190);
+    expect(held).toBeLessThan(1000);
+  });
+
   it("a pause holds even with nobody queued (the refused requests sleep it out), and its end counts as heard", () => {
     const lim = new MovingWindowLimiter(100, 1000, 0);
     expect(lim.holding).toBe(false);

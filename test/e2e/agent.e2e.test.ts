@@ -254,12 +254,12 @@ describe("Agent and AgentVersion through the real engine", () => {
     }
   }, 300_000);
 
-  test("a change updates the version in place: at preview its new number is unknown to what uses it", async () => {
-    const source = (prompt: string) => `
+  test("a change updates the version in place: at preview its new number is unknown to what uses it; a label change keeps it known", async () => {
+    const source = (prompt: string, label = "first") => `
 import * as pulumi from "@pulumi/pulumi";
 import * as va from "pulumi-voice-agent";
 const agent = new va.Agent("desk", { name: "Preview desk", systemPrompt: "## Agent Purpose\\n${prompt}" });
-const version = new va.AgentVersion("desk-live", { agent });
+const version = new va.AgentVersion("desk-live", { agent, label: "${label}" });
 const echo: pulumi.dynamic.ResourceProvider = { async create(inputs: any) { return { id: "echo", outs: inputs }; } };
 new pulumi.dynamic.Resource(echo, "uses-version", { version: version.version, versionId: version.versionId });
 `;
@@ -279,6 +279,17 @@ new pulumi.dynamic.Resource(echo, "uses-version", { version: version.version, ve
         version: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
         versionId: "04da6b54-80e4-46f7-96ec-b56ff0331ba9",
       });
+      // A change that publishes nothing (a label): the version stays known, what uses it is unchanged.
+      await p.up();
+      p.setProgram(source("Help politely.", "second"));
+      const relabel = JSON.parse((await p.pulumi(["preview", "--json"])).stdout).steps as any[];
+      const again = (name: string) => relabel.find((s) => s.urn.endsWith(`::${name}`));
+      expect(again("desk-live").op).toBe("update");
+      // (`preview --json` lists no step for a resource that stays the same.)
+      expect(again("uses-version")?.op ?? "same").toBe("same");
+      await p.up();
+      await p.preview({ expectNoChanges: true });
+      await p.refresh({ expectNoChanges: true });
     } finally {
       p.cleanup();
     }

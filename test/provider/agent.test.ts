@@ -481,6 +481,40 @@ describe("AgentVersion", () => {
     });
   });
 
+  test("a change that publishes nothing keeps version, versionId and isLive known at preview; a no-op reads nothing", async () => {
+    const a = await createAgent(base);
+    const v0 = await publish(a.outs, { live: false });
+    for (const change of [{ label: "renamed" }, { notes: "why" }, { live: true }]) {
+      const checked = await agentVersionHandler.check(v0.inputs, { ...v0.inputs, ...change });
+      expect(checked.failures ?? []).toEqual([]);
+      expect(checked.inputs).toMatchObject({
+        version: 0,
+        versionId: v0.outs?.versionId,
+        isLive: change.live === true,
+        blockedReasons: [],
+      });
+    }
+    // A pinned version, relabelled: the pin names it.
+    const pinned = await agentVersionHandler.check(
+      { ...v0.inputs, pinnedVersion: 0, contentHash: undefined },
+      { ...v0.inputs, pinnedVersion: 0, contentHash: undefined, label: "pinned" },
+    );
+    expect(pinned.inputs).toMatchObject({ version: 0, versionId: v0.outs?.versionId });
+    // Nothing changes: nothing is read, nothing added.
+    const idle = await requestsDuring(async () => {
+      const same = await agentVersionHandler.check(v0.inputs, { ...v0.inputs });
+      expect(same.inputs.version).toBeUndefined();
+    });
+    expect(idle).toEqual([]);
+    // A new configuration: the version to come is not known yet.
+    const changed = await agentVersionHandler.check(v0.inputs, {
+      ...v0.inputs,
+      contentHash: "sha256:other",
+      label: "x",
+    });
+    expect(changed.inputs.version).toBeUndefined();
+  });
+
   test("label changes in place; a dashboard rollback shows as drift; pinning a draft is refused", async () => {
     const a = await createAgent(base);
     const v0 = await publish(a.outs);

@@ -65,3 +65,61 @@ test("every read refused with 429 and sleeping out its Retry-After: still waitin
     await busy.close();
   }
 }, 40_000);
+
+/** A service on a random port that answers every request with `status` and `headers`. */
+async function answering(status: number, headers: Record<string, string> = {}) {
+  const server = createServer((_req, res) => {
+    res.writeHead(status, { "content-type": "application/json", ...headers });
+    res.end(
+      JSON.stringify(
+        status === 429 ? { code: "rate_limited" } : { detail: "down", code: "SERVICE_UNAVAILABLE" },
+      ),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+test("a service answering only 5xx is not heard from: its failures do not count as answers", async () => {
+  const down = await answering(503);
+  try {
+    const client = new VoiceAgentClient({ baseUrl: down.url, apiKey: DEFAULT_API_KEY, retryBudgetMs: 0 });
+    await expect(client.catalogue.models()).rejects.toThrow(/HTTP 503/);
+    expect(client.pace().heardAt).toBe(Number.NEGATIVE_INFINITY);
+    // An answer (a 4xx is one: the service is there) counts.
+    const refusing = await answering(404);
+    try {
+      const other = new VoiceAgentClient({ baseUrl: refusing.url, apiKey: DEFAULT_API_KEY });
+      await expect(other.catalogue.models()).rejects.toThrow(/HTTP 404/);
+      expect(other.pace().heardAt).toBeGreaterThan(performance.now() - 5000);
+    } finally {
+      refusing.close();
+    }
+  } finally {
+    down.close();
+  }
+});
+
+test("a 429 asking to wait an hour fails at once, saying so, and does not hold the process for the hour", async () => {
+  const limited = await answering(429, { "retry-after": "3600" });
+  try {
+    const client = new VoiceAgentClient({ baseUrl: limited.url, apiKey: DEFAULT_API_KEY });
+    const outcome = await settle(catalogueReader(async () => client, 300)({}), 5000);
+    expect(outcome).toMatch(
+      /failed: .*rate_limited: too many requests \(the service asked to wait 3600 s: Retry-After\)/,
+    );
+    // What the process holds from then on: one window at most (60 s and its margin), not an hour.
+    const { holding, heardAt } = client.pace();
+    expect(holding).toBe(true);
+    expect(heardAt - performance.now()).toBeLessThanOrEqual(61_000);
+  } finally {
+    limited.close();
+  }
+});

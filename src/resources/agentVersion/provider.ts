@@ -27,7 +27,7 @@ import type { AgentDetailT, VoiceAgentClient } from "../../client";
 import { ApiError } from "../../client/errors";
 import { unlessGone } from "../../provider/gone";
 import { unknownInputs } from "../../provider/managed";
-import { deepEqual, dropUndefined } from "../../provider/normalize";
+import { deepEqual, dropUndefined, type Json } from "../../provider/normalize";
 import type { HandlerFactory, Props, ProviderContext } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
@@ -302,6 +302,41 @@ async function choose(
   };
 }
 
+/**
+ * The outputs an update that publishes nothing (label, notes, `live`, `verify`) keeps, found for
+ * the checked inputs: the engine previews a dynamic resource's update with its checked inputs as
+ * its outputs, and `check` is given the old inputs only, so without these what uses `version` or
+ * `versionId` would see an unknown (a spurious change), and the program's blocked-version warning
+ * would not run. Nothing (no request) when nothing changes, when the version is chosen anew (a new
+ * configuration or pin: unknown until published) or at create. Otherwise one or two reads: the
+ * pinned version, else the live version when it holds the agent's configuration, else the draft
+ * the Agent last wrote, published since.
+ */
+async function keptAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, news: Props): Promise<Props> {
+  if (olds.agentId === undefined || olds.agentId !== news.agentId || choosesAnew(olds, news)) return {};
+  const touched = ["label", "notes", "live", "verify"].some(
+    (k) => !deepEqual(olds[k] ?? null, news[k] ?? null),
+  );
+  if (!touched || containsUnknown(news as Json)) return {};
+  const args = inputs(news);
+  const client = await c();
+  const candidates: (number | "live")[] =
+    args.pinnedVersion !== undefined ? [args.pinnedVersion] : ["live", args.draftVersion];
+  for (const version of candidates) {
+    const detail = await unlessGone(client.agents.get(args.agentId, { version })).catch(() => undefined);
+    if (!detail?.is_published) continue;
+    if (args.pinnedVersion === undefined && configurationDigest(detail) !== args.draftHash) continue;
+    return dropUndefined({
+      version: detail.version,
+      versionId: detail.version_id,
+      blockedReasons: detail.blocked_reasons,
+      // `live: true` puts it live (or the update fails); `live: false` leaves the pointer alone.
+      isLive: args.live ? true : detail.is_live,
+    });
+  }
+  return {};
+}
+
 export const agentVersionProvider: HandlerFactory = (ctx) => ({
   async check(olds, news) {
     const failures: pulumi.dynamic.CheckFailure[] = unknownInputs(
@@ -340,7 +375,8 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     failures.push(...promotion.failures.map((reason) => ({ property: "promote", reason })));
     // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).
     const checked = promotion.proof ? { ...news, promoteProof: promotion.proof } : news;
-    return { inputs: checked, failures };
+    const kept = failures.length === 0 ? await keptAtPreview(() => ctx.client(), olds, news) : {};
+    return { inputs: { ...checked, ...kept }, failures };
   },
 
   async diff(_id, olds, news) {
