@@ -6,10 +6,11 @@ import { beforeEach, describe, expect, test } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
 import type { startEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
-import { forgetListedNames } from "../../src/resources/agent/names";
+import { forgetListedNames, forgettingNames, namesOf } from "../../src/resources/agent/names";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
+import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
 import { clearRequestLog, openDraft, requestLog, resetEmulator, retireModel } from "../support/control";
 import { checkAndCreate, emulatorForFile, testContext } from "./support";
 
@@ -219,6 +220,51 @@ describe("Agent names of what it attaches (configDigest)", () => {
     });
     const attached = await createAgent({ ...base, name: "Names 5", analysisGroupIds: [group.id] });
     expect(Object.values(attached.outs.attachmentNames.analysisGroups)).toContain("Escalations");
+  });
+
+  test("a renamed knowledge base: the agent's next write or read names it anew, and its digest follows", async () => {
+    const kbHandler = knowledgeBaseProvider(testContext);
+    const kb = await checkAndCreate(kbHandler, {
+      name: "Returns FAQ",
+      documents: [{ name: "a", text: "one" }],
+    });
+    const a = await createAgent({ ...base, knowledgeBaseIds: [kb.id], attachedNames: ["Returns FAQ"] });
+    expect(a.outs.attachmentNames.knowledgeBases[kb.id]).toBe("Returns FAQ");
+    await kbHandler.update(kb.id, kb.outs, { ...kb.inputs, name: "Refunds FAQ" });
+    // The program's knowledge base was renamed: the agent changes in the same deployment ...
+    const renamed = { ...a.inputs, attachedNames: ["Refunds FAQ"] };
+    expect((await agentHandler.diff(a.id, a.outs, renamed)).changes).toBe(true);
+    const updated = await agentHandler.update(a.id, a.outs, renamed);
+    expect((updated.outs as any).attachmentNames.knowledgeBases[kb.id]).toBe("Refunds FAQ");
+    expect((updated.outs as any).configDigest).not.toBe(a.outs.configDigest);
+    // ... and the same digest as an agent that attached the renamed one from the start.
+    const twin = await createAgent({ ...base, knowledgeBaseIds: [kb.id] });
+    expect((updated.outs as any).configDigest).toBe(twin.outs.configDigest);
+    expect((await agentHandler.diff(a.id, updated.outs as any, renamed)).changes).toBe(false);
+    // A refresh of an agent whose names were recorded before the rename names it anew too.
+    const read = await agentHandler.read(a.id, a.outs);
+    expect((read.props as any).configDigest).toBe(twin.outs.configDigest);
+  });
+
+  test("the listings are forgotten once a knowledge base's write is over, not before it", async () => {
+    const kb = await client.knowledgeBases.create({ name: "Before" });
+    let finish: () => void = () => undefined;
+    const slow = forgettingNames({
+      ...knowledgeBaseProvider(testContext),
+      update: () => new Promise((resolve) => (finish = () => resolve({ outs: {} }))),
+    });
+    const writing = slow.update(kb.id, {}, {});
+    // An agent of the same deployment lists the names while the write is under way ...
+    expect(
+      (await namesOf(client, { knowledgeBases: [kb.id], analysisGroups: [] })).knowledgeBases[kb.id],
+    ).toBe("Before");
+    await client.knowledgeBases.replace(kb.id, { name: "After", documents: [] });
+    finish();
+    await writing;
+    // ... and the next one sees the written name.
+    expect(
+      (await namesOf(client, { knowledgeBases: [kb.id], analysisGroups: [] })).knowledgeBases[kb.id],
+    ).toBe("After");
   });
 });
 

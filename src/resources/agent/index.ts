@@ -4,6 +4,7 @@
  * `provider.ts`, its rules in `rules.ts`, and the comparison of configurations in `projection.ts`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { attachedNames } from "../attachmentNames";
 import { createMarker } from "../createMarker";
 import { ServiceResource } from "../serviceResource";
 
@@ -289,6 +290,9 @@ export class Agent extends ServiceResource {
       {
         ...args,
         createMarker: createMarker("voice-agent:Agent", name, opts),
+        // The names of the program's knowledge bases and analysis groups it attaches: a rename
+        // updates the agent's configDigest in the same deployment (attachmentNames.ts).
+        attachedNames: attachedNames(args.knowledgeBaseIds, args.analysisGroupIds),
         // Every registered property costs the program a promise and a stack trace
         // (docs/performance.md): `agentId` is not one, it is the id (below).
         ...Object.fromEntries(AGENT_OUTPUTS.filter((k) => k !== "agentId").map((k) => [k, undefined])),

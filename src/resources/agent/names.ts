@@ -1,10 +1,11 @@
 /**
  * The names of the knowledge bases and analysis groups an agent attaches, as its workspace names
- * them: what makes a configuration comparable across workspaces (`projection.ts`). Names already
- * known (recorded in state) are reused; the lists are read only for ids not known yet, once per
- * deployment.
+ * them: what makes a configuration comparable across workspaces (`projection.ts`). The lists are
+ * read once per deployment (and again when a KnowledgeBase or AnalysisGroup wrote, or an id is
+ * missing from them).
  */
 import type { VoiceAgentClient } from "../../client";
+import type { ResourceHandler } from "../../provider/resource";
 import type { AttachmentNames } from "./projection";
 
 /** No names known. */
@@ -17,14 +18,35 @@ type Listing = Promise<ReadonlyMap<string, string>>;
  * The workspace's listings as last read in this process, per client (the provider process keeps
  * one client): one listing serves every agent of a deployment, instead of one per agent (a
  * 500-agent create would pay 500 more requests: every new agent attaches the Default Analysis
- * group). The KnowledgeBase and AnalysisGroup resources forget them when they write
- * ({@link forgetListedNames}); an id missing from a listing reads it again once.
+ * group). The KnowledgeBase and AnalysisGroup resources forget them once they wrote
+ * ({@link forgettingNames}); an id missing from a listing reads it again once.
  */
 let listed = new WeakMap<VoiceAgentClient, Partial<Record<Kind, Listing>>>();
 
 /** Forgets the listings read so far (a knowledge base or analysis group was written). */
 export function forgetListedNames(): void {
   listed = new WeakMap();
+}
+
+/**
+ * `handler` (a KnowledgeBase's or AnalysisGroup's) forgetting the listings once each write is over,
+ * answered or failed: a listing read while the write was under way (by an agent of the same
+ * deployment) holds the names from before it.
+ */
+export function forgettingNames(handler: ResourceHandler): ResourceHandler {
+  const after = async <T>(write: Promise<T>): Promise<T> => {
+    try {
+      return await write;
+    } finally {
+      forgetListedNames();
+    }
+  };
+  return {
+    ...handler,
+    create: (inputs) => after(handler.create(inputs)),
+    update: (id, olds, news) => after(handler.update(id, olds, news)),
+    delete: (id, props) => after(handler.delete(id, props)),
+  };
 }
 
 function listing(client: VoiceAgentClient, kind: Kind, fresh: boolean): Listing {

@@ -57,7 +57,7 @@ export const AGENT_FIELDS: FieldTable = {
 };
 
 /** The Agent's inputs that are not configuration. */
-export const AGENT_OWN_INPUTS = ["adoptId", "contentHash", "createMarker"] as const;
+export const AGENT_OWN_INPUTS = ["adoptId", "contentHash", "createMarker", "attachedNames"] as const;
 
 /** The managed configuration the program declares (inputs), normalized for comparison and hashing. */
 export function declaredConfig(inputs: Readonly<Record<string, unknown>>): JsonObject {
@@ -97,7 +97,14 @@ export function agentChanges(
   olds: Readonly<Record<string, unknown>>,
   news: Readonly<Record<string, unknown>>,
 ): string[] {
-  return changedFields(AGENT_FIELDS, olds, news);
+  const changed = changedFields(AGENT_FIELDS, olds, news);
+  // A knowledge base or analysis group of the program renamed (attachmentNames.ts): the agent is
+  // updated to record its digest under the new name. A state without the names (an earlier
+  // release's) and names unknown at preview compare as unchanged.
+  const [was, now] = [olds.attachedNames, news.attachedNames];
+  if (Array.isArray(was) && Array.isArray(now) && !containsUnknown(now as Json) && !deepEqual(was, now))
+    changed.push("attachedNames");
+  return changed;
 }
 
 /** Fields the service derives from others (read-only): never compared between environments. */

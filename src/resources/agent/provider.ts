@@ -17,7 +17,7 @@
  *
  * Every write and read also records `configDigest`, the environment-independent digest of the
  * configuration (`projection.ts`), with the names of the knowledge bases and analysis groups it
- * attaches (`attachmentNames`, read once per new id by `names.ts`).
+ * attaches (`attachmentNames`, from the listings `names.ts` reads once per deployment).
  */
 import { z } from "zod";
 import type { AgentDetailT, VoiceAgentClient } from "../../client";
@@ -30,7 +30,7 @@ import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
 import { AgentBody, AgentCreateBody, defaultAgentConfig, parseWith } from "../../spec";
 import { configurationDigest } from "../agentVersion/reuse";
-import { NO_NAMES, namesOf } from "./names";
+import { namesOf } from "./names";
 import {
   AGENT_FIELDS,
   AGENT_OWN_INPUTS,
@@ -118,12 +118,13 @@ function patchBody(body: JsonObject) {
 }
 
 /**
- * The names of the knowledge bases and analysis groups `detail` attaches: those recorded in
- * `props` reused, the lists read only for an id not seen before.
+ * The names of the knowledge bases and analysis groups `detail` attaches, as the workspace names
+ * them now: from the process's listings (one per kind per deployment, forgotten when a
+ * KnowledgeBase or AnalysisGroup writes), never from names recorded earlier, so a rename reaches
+ * `configDigest` at the agent's next write or read.
  */
-async function attachmentNames(c: VoiceAgentClient, detail: AgentDetailT, props: Props) {
-  const recorded = stored(props).attachmentNames ?? NO_NAMES;
-  return namesOf(c, attachedIds(fullConfig(detail)), recorded);
+async function attachmentNames(c: VoiceAgentClient, detail: AgentDetailT) {
+  return namesOf(c, attachedIds(fullConfig(detail)));
 }
 
 /** The outputs recorded in state for an agent read back as `detail`. */
@@ -285,13 +286,13 @@ export const agentProvider: HandlerFactory = (ctx) => {
         if (Object.keys(patch).length === 0)
           return {
             id: current.id,
-            outs: outputs(props, current, {}, await attachmentNames(c, current, props)),
+            outs: outputs(props, current, {}, await attachmentNames(c, current)),
           };
         const written = await c.agents
           .patch(current.id, patchBody(wireBody(patch, current)), { ifMatch: current.document_revision })
           .catch((err) => explain(err, args.name, current.id, current.document_revision));
         const last = { contentHash: configurationHash(observed), draftVersion: current.version };
-        const names = await attachmentNames(c, written, props);
+        const names = await attachmentNames(c, written);
         return { id: written.id, outs: outputs(props, written, remember({}, last, written), names) };
       };
       if (args.adoptId) return takeOver(await workingVersion(c, args.adoptId));
@@ -312,7 +313,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
       ) {
         return takeOver(await workingVersion(c, created.id));
       }
-      return { id: created.id, outs: outputs(props, created, {}, await attachmentNames(c, created, props)) };
+      return { id: created.id, outs: outputs(props, created, {}, await attachmentNames(c, created)) };
     },
 
     async read(id, props) {
@@ -321,16 +322,11 @@ export const agentProvider: HandlerFactory = (ctx) => {
       const detail = await unlessGone(workingVersion(c, id));
       // Gone from the service (another workspace or key): the resource leaves the state.
       if (!detail) return {};
-      const outs = outputs(
-        props,
-        detail,
-        recorded.knownVersions ?? {},
-        await attachmentNames(c, detail, props),
-      );
+      const outs = outputs(props, detail, recorded.knownVersions ?? {}, await attachmentNames(c, detail));
       return {
         id,
         props: outs,
-        inputs: refreshedInputs(AGENT_FIELDS, props, outs, ["adoptId", "createMarker"]),
+        inputs: refreshedInputs(AGENT_FIELDS, props, outs, ["adoptId", "createMarker", "attachedNames"]),
       };
     },
 
@@ -364,7 +360,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
           news,
           written,
           remember(before.knownVersions, before, written),
-          await attachmentNames(c, written, olds),
+          await attachmentNames(c, written),
         ),
       });
       // Going back to what the parent holds writes nothing: the parent is the version to publish.

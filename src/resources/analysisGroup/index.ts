@@ -19,6 +19,7 @@
  * This file is the program side; the provider side is `provider.ts`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { recordAttachable } from "../attachmentNames";
 import { createMarker } from "../createMarker";
 import { ServiceResource } from "../serviceResource";
 
@@ -80,5 +81,6 @@ export class AnalysisGroup extends ServiceResource {
       },
       opts,
     );
+    recordAttachable(this.id, this.name);
   }
 }

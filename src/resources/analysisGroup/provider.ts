@@ -35,7 +35,7 @@ import {
   checkAnalysisGroupRules,
   DEFAULT_ANALYSIS_GROUP_NAME,
 } from "../../spec";
-import { forgetListedNames } from "../agent/names";
+import { forgettingNames } from "../agent/names";
 
 const ITEM_FIELDS = ["name", "description", "type", "enumValues", "enabled"] as const;
 
@@ -212,161 +212,159 @@ function withStandIns(item: unknown, i: number): unknown {
   return it;
 }
 
-export const analysisGroupProvider: HandlerFactory = (ctx) => ({
-  async check(_olds, news) {
-    const failures = unknownInputs(GROUP_FIELDS, news, OWN_INPUTS, "AnalysisGroup");
-    const adopting = Boolean(news.adoptDefault) || news.adoptId !== undefined;
-    if (news.adoptDefault === true && news.adoptId !== undefined) {
-      failures.push({ property: "adoptId", reason: "adoptId: set either adoptDefault or adoptId, not both" });
-    }
-    if (
-      news.adoptDefault !== undefined &&
-      typeof news.adoptDefault !== "boolean" &&
-      news.adoptDefault !== UNKNOWN
-    ) {
-      failures.push({ property: "adoptDefault", reason: "adoptDefault: must be a boolean" });
-    }
-    if (news.name === undefined && !adopting) {
-      failures.push({
-        property: "name",
-        reason: "name: Field required (missing): set a name, or adopt a group with adoptDefault or adoptId",
-      });
+export const analysisGroupProvider: HandlerFactory = (ctx) =>
+  forgettingNames({
+    async check(_olds, news) {
+      const failures = unknownInputs(GROUP_FIELDS, news, OWN_INPUTS, "AnalysisGroup");
+      const adopting = Boolean(news.adoptDefault) || news.adoptId !== undefined;
+      if (news.adoptDefault === true && news.adoptId !== undefined) {
+        failures.push({
+          property: "adoptId",
+          reason: "adoptId: set either adoptDefault or adoptId, not both",
+        });
+      }
+      if (
+        news.adoptDefault !== undefined &&
+        typeof news.adoptDefault !== "boolean" &&
+        news.adoptDefault !== UNKNOWN
+      ) {
+        failures.push({ property: "adoptDefault", reason: "adoptDefault: must be a boolean" });
+      }
+      if (news.name === undefined && !adopting) {
+        failures.push({
+          property: "name",
+          reason: "name: Field required (missing): set a name, or adopt a group with adoptDefault or adoptId",
+        });
+        return { inputs: news, failures };
+      }
+      const written = {
+        name: news.name,
+        description: news.description,
+        enabled: news.enabled,
+        items: news.items,
+      };
+      const unknowns = unknownPaths(written);
+      const standIn = (k: string, v: unknown, value: Json) =>
+        v === UNKNOWN ? { [k]: value } : v === undefined ? {} : { [k]: v };
+      const body = {
+        name: news.name === UNKNOWN || news.name === undefined ? "(kept)" : news.name,
+        ...standIn("description", news.description, null),
+        ...standIn("enabled", news.enabled, true),
+        ...(Array.isArray(news.items)
+          ? { items: news.items.map((it, i) => toWire(withStandIns(it, i))) }
+          : news.items !== undefined && news.items !== UNKNOWN
+            ? { items: news.items }
+            : {}),
+      };
+      failures.push(...bodyFailures(ProgramGroupInput, checkAnalysisGroupRules, body, unknowns));
       return { inputs: news, failures };
-    }
-    const written = {
-      name: news.name,
-      description: news.description,
-      enabled: news.enabled,
-      items: news.items,
-    };
-    const unknowns = unknownPaths(written);
-    const standIn = (k: string, v: unknown, value: Json) =>
-      v === UNKNOWN ? { [k]: value } : v === undefined ? {} : { [k]: v };
-    const body = {
-      name: news.name === UNKNOWN || news.name === undefined ? "(kept)" : news.name,
-      ...standIn("description", news.description, null),
-      ...standIn("enabled", news.enabled, true),
-      ...(Array.isArray(news.items)
-        ? { items: news.items.map((it, i) => toWire(withStandIns(it, i))) }
-        : news.items !== undefined && news.items !== UNKNOWN
-          ? { items: news.items }
-          : {}),
-    };
-    failures.push(...bodyFailures(ProgramGroupInput, checkAnalysisGroupRules, body, unknowns));
-    return { inputs: news, failures };
-  },
+    },
 
-  async diff(_id, olds, news) {
-    state(olds);
-    previewInputs(news);
-    const changed = changedFields(GROUP_FIELDS, olds, news);
-    return { changes: changed.length > 0, diffs: changed };
-  },
+    async diff(_id, olds, news) {
+      state(olds);
+      previewInputs(news);
+      const changed = changedFields(GROUP_FIELDS, olds, news);
+      return { changes: changed.length > 0, diffs: changed };
+    },
 
-  async create(props) {
-    // Agents read the names of what they attach once per deployment: this write changes them.
-    forgetListedNames();
-    const c = await ctx.client();
-    const declared = pickManaged(GROUP_FIELDS, props);
-    const args = inputs(props);
-    if (args.adoptDefault || args.adoptId) {
-      const current = await adoptTarget(c, props);
-      const observed = observe(GROUP_FIELDS, serviceConfig(current, declared), declared);
-      const same = deepEqual(observed, declared);
-      const written = same ? current : await c.analysis.replace(current.id, replaceBody(props, current));
+    async create(props) {
+      const c = await ctx.client();
+      const declared = pickManaged(GROUP_FIELDS, props);
+      const args = inputs(props);
+      if (args.adoptDefault || args.adoptId) {
+        const current = await adoptTarget(c, props);
+        const observed = observe(GROUP_FIELDS, serviceConfig(current, declared), declared);
+        const same = deepEqual(observed, declared);
+        const written = same ? current : await c.analysis.replace(current.id, replaceBody(props, current));
+        return { id: written.id, outs: outputs(props, written) };
+      }
+      // Items are created in the order the program lists them (the service orders them by creation).
+      const items = declaredItems(props) as AnalysisItemInput[] | undefined;
+      // The resource's own marker: a create Pulumi runs again after an interrupted `up` adopts the
+      // group the killed attempt made (see the knowledge base's create).
+      const marker = args.createMarker;
+      const created = await c.analysis
+        .create(
+          parseBody({
+            name: declared.name,
+            ...(declared.description !== undefined ? { description: declared.description } : {}),
+            ...(declared.enabled !== undefined ? { enabled: declared.enabled } : {}),
+            ...(items ? { items } : {}),
+          }),
+          { keepMarker: true, ...(marker !== undefined ? { marker, adoptExisting: true } : {}) },
+        )
+        .catch(async (err: unknown) => {
+          throw await nameTakenError(c, declared.name, err);
+        });
+      // One an earlier attempt made holds what that attempt declared: bring it to this declaration.
+      const observed = observe(GROUP_FIELDS, serviceConfig(created, declared), declared);
+      const written = deepEqual(observed, declared)
+        ? created
+        : await c.analysis.replace(created.id, replaceBody(props, created));
       return { id: written.id, outs: outputs(props, written) };
-    }
-    // Items are created in the order the program lists them (the service orders them by creation).
-    const items = declaredItems(props) as AnalysisItemInput[] | undefined;
-    // The resource's own marker: a create Pulumi runs again after an interrupted `up` adopts the
-    // group the killed attempt made (see the knowledge base's create).
-    const marker = args.createMarker;
-    const created = await c.analysis
-      .create(
-        parseBody({
-          name: declared.name,
-          ...(declared.description !== undefined ? { description: declared.description } : {}),
-          ...(declared.enabled !== undefined ? { enabled: declared.enabled } : {}),
-          ...(items ? { items } : {}),
-        }),
-        { keepMarker: true, ...(marker !== undefined ? { marker, adoptExisting: true } : {}) },
-      )
-      .catch(async (err: unknown) => {
-        throw await nameTakenError(c, declared.name, err);
-      });
-    // One an earlier attempt made holds what that attempt declared: bring it to this declaration.
-    const observed = observe(GROUP_FIELDS, serviceConfig(created, declared), declared);
-    const written = deepEqual(observed, declared)
-      ? created
-      : await c.analysis.replace(created.id, replaceBody(props, created));
-    return { id: written.id, outs: outputs(props, written) };
-  },
+    },
 
-  async read(id, props) {
-    const c = await ctx.client();
-    stored(props);
-    const group = await c.analysis.get(id);
-    if (!group) return { id: undefined, props: {} };
-    const outs = outputs(props, group);
-    return { id, props: outs, inputs: refreshedInputs(GROUP_FIELDS, props, outs, OWN_INPUTS) };
-  },
+    async read(id, props) {
+      const c = await ctx.client();
+      stored(props);
+      const group = await c.analysis.get(id);
+      if (!group) return { id: undefined, props: {} };
+      const outs = outputs(props, group);
+      return { id, props: outs, inputs: refreshedInputs(GROUP_FIELDS, props, outs, OWN_INPUTS) };
+    },
 
-  async update(id, olds, news) {
-    // Agents read the names of what they attach once per deployment: this write changes them.
-    forgetListedNames();
-    const c = await ctx.client();
-    const before = state(olds);
-    const current = await c.analysis.get(id);
-    if (!current) {
-      throw new Error(
-        `Analysis group "${before.name ?? id}" (${id}) no longer exists: run \`pulumi refresh\`.`,
+    async update(id, olds, news) {
+      const c = await ctx.client();
+      const before = state(olds);
+      const current = await c.analysis.get(id);
+      if (!current) {
+        throw new Error(
+          `Analysis group "${before.name ?? id}" (${id}) no longer exists: run \`pulumi refresh\`.`,
+        );
+      }
+      // The service keeps no revision of a group: compare what the stack last saw before writing.
+      const seen = pickManaged(GROUP_FIELDS, olds);
+      assertUnchanged(
+        GROUP_FIELDS,
+        `Analysis group "${before.name ?? current.name}" (${id})`,
+        olds,
+        serviceConfig(current, seen),
       );
-    }
-    // The service keeps no revision of a group: compare what the stack last saw before writing.
-    const seen = pickManaged(GROUP_FIELDS, olds);
-    assertUnchanged(
-      GROUP_FIELDS,
-      `Analysis group "${before.name ?? current.name}" (${id})`,
-      olds,
-      serviceConfig(current, seen),
-    );
-    const written = await c.analysis.replace(id, replaceBody(news, current));
-    return { outs: outputs(news, written) };
-  },
+      const written = await c.analysis.replace(id, replaceBody(news, current));
+      return { outs: outputs(news, written) };
+    },
 
-  async delete(id, props) {
-    // Agents read the names of what they attach once per deployment: this write changes them.
-    forgetListedNames();
-    const recorded = stored(props);
-    if (recorded.adoptDefault) {
-      console.error(
-        `pulumi-voice-agent: the Default Analysis group (${id}) is left in place as it is ` +
-          "(every workspace has it; it cannot be deleted).",
-      );
-      return;
-    }
-    const c = await ctx.client();
-    try {
-      await c.analysis.delete(id);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      if (err.status === 404) return;
-      if (err.code === "group_protected") {
+    async delete(id, props) {
+      const recorded = stored(props);
+      if (recorded.adoptDefault) {
         console.error(
-          `pulumi-voice-agent: analysis group "${recorded.name}" (${id}) is protected by the service and is left in place.`,
+          `pulumi-voice-agent: the Default Analysis group (${id}) is left in place as it is ` +
+            "(every workspace has it; it cannot be deleted).",
         );
         return;
       }
-      if (err.code === "group_in_use") {
-        throw new Error(
-          `Analysis group "${recorded.name}" (${id}) cannot be deleted while agents use it: ${err.detailMessage}. ` +
-            "Remove its id from those agents' analysisGroupIds first (and put a version without it live); " +
-            "when the agent references `group.id` in the same program, one `pulumi up` does both in order. " +
-            `(request ${err.requestId ?? "unknown"})`,
-          { cause: err },
-        );
+      const c = await ctx.client();
+      try {
+        await c.analysis.delete(id);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        if (err.status === 404) return;
+        if (err.code === "group_protected") {
+          console.error(
+            `pulumi-voice-agent: analysis group "${recorded.name}" (${id}) is protected by the service and is left in place.`,
+          );
+          return;
+        }
+        if (err.code === "group_in_use") {
+          throw new Error(
+            `Analysis group "${recorded.name}" (${id}) cannot be deleted while agents use it: ${err.detailMessage}. ` +
+              "Remove its id from those agents' analysisGroupIds first (and put a version without it live); " +
+              "when the agent references `group.id` in the same program, one `pulumi up` does both in order. " +
+              `(request ${err.requestId ?? "unknown"})`,
+            { cause: err },
+          );
+        }
+        throw err;
       }
-      throw err;
-    }
-  },
-});
+    },
+  });

@@ -21,6 +21,7 @@
  * This file is the program side; the provider side is `provider.ts`.
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { recordAttachable } from "../attachmentNames";
 import { createMarker } from "../createMarker";
 import { ServiceResource } from "../serviceResource";
 import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } from "./documents";
@@ -111,5 +112,6 @@ export class KnowledgeBase extends ServiceResource {
       },
       opts,
     );
+    recordAttachable(this.id, this.name);
   }
 }

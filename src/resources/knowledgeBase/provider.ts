@@ -22,7 +22,7 @@ import type { HandlerFactory, Props } from "../../provider/resource";
 import { orUnknown, parseProps } from "../../provider/state";
 import { UNKNOWN, unknownPaths } from "../../provider/unknowns";
 import { checkKnowledgeBaseRules, KnowledgeBaseInput } from "../../spec";
-import { forgetListedNames } from "../agent/names";
+import { forgettingNames } from "../agent/names";
 import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } from "./documents";
 
 /** Stands for the text of a text document the program does not declare (the service never shows it). */
@@ -214,154 +214,154 @@ function withStandIns(d: unknown, i: number): unknown {
   return doc;
 }
 
-export const knowledgeBaseProvider: HandlerFactory = (ctx) => ({
-  async check(_olds, news) {
-    const failures = unknownInputs(KB_FIELDS, news, OWN_INPUTS, "KnowledgeBase");
-    const written = { name: news.name, description: news.description, documents: news.documents };
-    const unknowns = unknownPaths(written);
-    const wire = {
-      name: news.name === UNKNOWN ? "(known after apply)" : news.name,
-      ...(news.description !== undefined && news.description !== UNKNOWN
-        ? { description: news.description }
-        : {}),
-      ...(Array.isArray(news.documents)
-        ? { documents: news.documents.map(withStandIns) }
-        : news.documents !== undefined && news.documents !== UNKNOWN
-          ? { documents: news.documents }
+export const knowledgeBaseProvider: HandlerFactory = (ctx) =>
+  forgettingNames({
+    async check(_olds, news) {
+      const failures = unknownInputs(KB_FIELDS, news, OWN_INPUTS, "KnowledgeBase");
+      const written = { name: news.name, description: news.description, documents: news.documents };
+      const unknowns = unknownPaths(written);
+      const wire = {
+        name: news.name === UNKNOWN ? "(known after apply)" : news.name,
+        ...(news.description !== undefined && news.description !== UNKNOWN
+          ? { description: news.description }
           : {}),
-    };
-    failures.push(...bodyFailures(KnowledgeBaseInput, checkKnowledgeBaseRules, wire, unknowns));
-    if (Array.isArray(news.documents)) {
-      news.documents.forEach((d, i) => {
-        if (!isPlainObject(d) || d.heldText === undefined || d.heldText === UNKNOWN) return;
-        const property = `documents[${i}].heldText`;
-        if (d.heldText !== true) {
-          failures.push({
-            property,
-            reason: `${property}: must be true (a text document the service holds)`,
-          });
-        } else if (d.text !== undefined || d.url !== undefined) {
-          failures.push({
-            property,
-            reason: `${property}: a document is declared by its text, its url, or by name alone with heldText: one of the three`,
-          });
-        } else if (news.adoptId === undefined) {
-          failures.push({
-            property,
-            reason:
-              `${property}: only an adopted knowledge base (adoptId) holds a text already; ` +
-              "give the document's text instead",
-          });
-        }
-      });
-    }
-    if (news.adoptId !== undefined && news.adoptId !== UNKNOWN && typeof news.adoptId !== "string") {
-      failures.push({ property: "adoptId", reason: "adoptId: must be a string (a knowledge base id)" });
-    }
-    const t = news.readyTimeoutSeconds;
-    if (t !== undefined && t !== UNKNOWN && (typeof t !== "number" || !Number.isFinite(t) || t <= 0)) {
-      failures.push({
-        property: "readyTimeoutSeconds",
-        reason: "readyTimeoutSeconds: must be a number of seconds > 0",
-      });
-    }
-    return { inputs: news, failures };
-  },
-
-  async diff(_id, olds, news) {
-    state(olds);
-    previewInputs(news);
-    const changed = changedFields(
-      KB_FIELDS,
-      { ...olds, documents: olds.documents ?? [] },
-      {
-        ...news,
-        documents: news.documents ?? [],
-      },
-    );
-    return { changes: changed.length > 0, diffs: changed };
-  },
-
-  async create(props) {
-    // Agents read the names of what they attach once per deployment: this write changes them.
-    forgetListedNames();
-    const c = await ctx.client();
-    const { adoptId, createMarker: marker } = inputs(props);
-    if (adoptId) {
-      // Take over an existing knowledge base: write only when it differs from the declaration.
-      const current = await unlessGone(c.knowledgeBases.get(adoptId));
-      if (!current) throw new Error(`adoptId: there is no knowledge base ${adoptId} in this workspace`);
-      const declared = declaredConfig(props);
-      const same = deepEqual(observe(KB_FIELDS, serviceConfig(current, declared), declared), declared);
-      if (same) return { id: current.id, outs: outputs(props, current) };
-      // Documents this create did not write are the service's business: only a write is waited for.
-      const ready = await waitReady(
-        c,
-        await c.knowledgeBases.replace(current.id, body(props, current)),
-        props,
-      );
-      return { id: ready.id, outs: outputs(props, ready) };
-    }
-    // The resource's own marker: a create Pulumi runs again after an interrupted `up` adopts the
-    // knowledge base the killed attempt made. Without a declared description the marker stays in
-    // it, so that holds whenever the kill came; with one, until the description is put back.
-    const { description, ...rest } = body(props);
-    const createBody = declaredConfig(props).description === undefined ? rest : { ...rest, description };
-    let created = await c.knowledgeBases.create(createBody, {
-      keepMarker: true,
-      ...(marker !== undefined ? { marker, adoptExisting: true } : {}),
-    });
-    // One an earlier attempt made holds what that attempt declared: bring it to this declaration.
-    const declared = declaredConfig(props);
-    if (!deepEqual(observe(KB_FIELDS, serviceConfig(created, declared), declared), declared)) {
-      created = await c.knowledgeBases.replace(created.id, body(props, created));
-    }
-    const ready = await waitReady(c, created, props);
-    return { id: ready.id, outs: outputs(props, ready) };
-  },
-
-  async read(id, props) {
-    const c = await ctx.client();
-    stored(props);
-    const kb = await unlessGone(c.knowledgeBases.get(id));
-    if (!kb) return { id: undefined, props: {} };
-    const outs = outputs(props, kb);
-    return { id, props: outs, inputs: refreshedInputs(KB_FIELDS, props, outs, OWN_INPUTS) };
-  },
-
-  async update(id, olds, news) {
-    // Agents read the names of what they attach once per deployment: this write changes them.
-    forgetListedNames();
-    const c = await ctx.client();
-    const before = state(olds);
-    const current = await c.knowledgeBases.get(id);
-    // The service keeps no revision of a knowledge base: compare what the stack last saw before writing.
-    const seen = declaredConfig(olds);
-    assertUnchanged(KB_FIELDS, `Knowledge base "${before.name}" (${id})`, olds, serviceConfig(current, seen));
-    const written = await c.knowledgeBases.replace(id, body(news, current));
-    const ready = await waitReady(c, written, news);
-    return { outs: outputs(news, ready) };
-  },
-
-  async delete(id, props) {
-    // Agents read the names of what they attach once per deployment: this write changes them.
-    forgetListedNames();
-    const c = await ctx.client();
-    const recorded = stored(props);
-    try {
-      await c.knowledgeBases.delete(id);
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return;
-      if (err instanceof ApiError && err.code === "knowledge_base_in_use") {
-        throw new Error(
-          `Knowledge base "${recorded.name}" (${id}) cannot be deleted while agents use it: ${err.detailMessage}. ` +
-            "Remove its id from those agents' knowledgeBaseIds first (and put a version without it live); " +
-            "when the agent references `kb.id` in the same program, one `pulumi up` does both in order. " +
-            `(request ${err.requestId ?? "unknown"})`,
-          { cause: err },
-        );
+        ...(Array.isArray(news.documents)
+          ? { documents: news.documents.map(withStandIns) }
+          : news.documents !== undefined && news.documents !== UNKNOWN
+            ? { documents: news.documents }
+            : {}),
+      };
+      failures.push(...bodyFailures(KnowledgeBaseInput, checkKnowledgeBaseRules, wire, unknowns));
+      if (Array.isArray(news.documents)) {
+        news.documents.forEach((d, i) => {
+          if (!isPlainObject(d) || d.heldText === undefined || d.heldText === UNKNOWN) return;
+          const property = `documents[${i}].heldText`;
+          if (d.heldText !== true) {
+            failures.push({
+              property,
+              reason: `${property}: must be true (a text document the service holds)`,
+            });
+          } else if (d.text !== undefined || d.url !== undefined) {
+            failures.push({
+              property,
+              reason: `${property}: a document is declared by its text, its url, or by name alone with heldText: one of the three`,
+            });
+          } else if (news.adoptId === undefined) {
+            failures.push({
+              property,
+              reason:
+                `${property}: only an adopted knowledge base (adoptId) holds a text already; ` +
+                "give the document's text instead",
+            });
+          }
+        });
       }
-      throw err;
-    }
-  },
-});
+      if (news.adoptId !== undefined && news.adoptId !== UNKNOWN && typeof news.adoptId !== "string") {
+        failures.push({ property: "adoptId", reason: "adoptId: must be a string (a knowledge base id)" });
+      }
+      const t = news.readyTimeoutSeconds;
+      if (t !== undefined && t !== UNKNOWN && (typeof t !== "number" || !Number.isFinite(t) || t <= 0)) {
+        failures.push({
+          property: "readyTimeoutSeconds",
+          reason: "readyTimeoutSeconds: must be a number of seconds > 0",
+        });
+      }
+      return { inputs: news, failures };
+    },
+
+    async diff(_id, olds, news) {
+      state(olds);
+      previewInputs(news);
+      const changed = changedFields(
+        KB_FIELDS,
+        { ...olds, documents: olds.documents ?? [] },
+        {
+          ...news,
+          documents: news.documents ?? [],
+        },
+      );
+      return { changes: changed.length > 0, diffs: changed };
+    },
+
+    async create(props) {
+      const c = await ctx.client();
+      const { adoptId, createMarker: marker } = inputs(props);
+      if (adoptId) {
+        // Take over an existing knowledge base: write only when it differs from the declaration.
+        const current = await unlessGone(c.knowledgeBases.get(adoptId));
+        if (!current) throw new Error(`adoptId: there is no knowledge base ${adoptId} in this workspace`);
+        const declared = declaredConfig(props);
+        const same = deepEqual(observe(KB_FIELDS, serviceConfig(current, declared), declared), declared);
+        if (same) return { id: current.id, outs: outputs(props, current) };
+        // Documents this create did not write are the service's business: only a write is waited for.
+        const ready = await waitReady(
+          c,
+          await c.knowledgeBases.replace(current.id, body(props, current)),
+          props,
+        );
+        return { id: ready.id, outs: outputs(props, ready) };
+      }
+      // The resource's own marker: a create Pulumi runs again after an interrupted `up` adopts the
+      // knowledge base the killed attempt made. Without a declared description the marker stays in
+      // it, so that holds whenever the kill came; with one, until the description is put back.
+      const { description, ...rest } = body(props);
+      const createBody = declaredConfig(props).description === undefined ? rest : { ...rest, description };
+      let created = await c.knowledgeBases.create(createBody, {
+        keepMarker: true,
+        ...(marker !== undefined ? { marker, adoptExisting: true } : {}),
+      });
+      // One an earlier attempt made holds what that attempt declared: bring it to this declaration.
+      const declared = declaredConfig(props);
+      if (!deepEqual(observe(KB_FIELDS, serviceConfig(created, declared), declared), declared)) {
+        created = await c.knowledgeBases.replace(created.id, body(props, created));
+      }
+      const ready = await waitReady(c, created, props);
+      return { id: ready.id, outs: outputs(props, ready) };
+    },
+
+    async read(id, props) {
+      const c = await ctx.client();
+      stored(props);
+      const kb = await unlessGone(c.knowledgeBases.get(id));
+      if (!kb) return { id: undefined, props: {} };
+      const outs = outputs(props, kb);
+      return { id, props: outs, inputs: refreshedInputs(KB_FIELDS, props, outs, OWN_INPUTS) };
+    },
+
+    async update(id, olds, news) {
+      const c = await ctx.client();
+      const before = state(olds);
+      const current = await c.knowledgeBases.get(id);
+      // The service keeps no revision of a knowledge base: compare what the stack last saw before writing.
+      const seen = declaredConfig(olds);
+      assertUnchanged(
+        KB_FIELDS,
+        `Knowledge base "${before.name}" (${id})`,
+        olds,
+        serviceConfig(current, seen),
+      );
+      const written = await c.knowledgeBases.replace(id, body(news, current));
+      const ready = await waitReady(c, written, news);
+      return { outs: outputs(news, ready) };
+    },
+
+    async delete(id, props) {
+      const c = await ctx.client();
+      const recorded = stored(props);
+      try {
+        await c.knowledgeBases.delete(id);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) return;
+        if (err instanceof ApiError && err.code === "knowledge_base_in_use") {
+          throw new Error(
+            `Knowledge base "${recorded.name}" (${id}) cannot be deleted while agents use it: ${err.detailMessage}. ` +
+              "Remove its id from those agents' knowledgeBaseIds first (and put a version without it live); " +
+              "when the agent references `kb.id` in the same program, one `pulumi up` does both in order. " +
+              `(request ${err.requestId ?? "unknown"})`,
+            { cause: err },
+          );
+        }
+        throw err;
+      }
+    },
+  });
