@@ -88,9 +88,8 @@ test("export, install, up: zero writes, every object in the state, no change; th
         s.urn.endsWith(`voice-agent:${r.type}::${r.name}`),
       );
       expect(found, `${r.type} ${r.name}`).toBeDefined();
-      if (r.type === "Agent" || r.type === "KnowledgeBase" || r.type === "AnalysisGroup")
-        expect(found?.id).toBe(r.adopts);
-      if (r.type === "AgentVersion" || r.type === "Widget") expect(found?.outputs?.agentId).toBe(r.adopts);
+      const adopted = r.type === "AgentVersion" || r.type === "Widget" ? found?.outputs?.agentId : found?.id;
+      expect(adopted, `${r.type} ${r.name}`).toBe(r.adopts);
     }
     expect(plan.resources.filter((r) => r.type === "Agent")).toHaveLength(11 + RANDOM_AGENTS);
     expect(await p.exportState(true)).not.toContain(DEFAULT_API_KEY);

@@ -163,10 +163,14 @@ describe("every shape, in one workspace", () => {
     expect(await writes()).toEqual([]);
     for (const r of plan.resources) {
       const a = applied.get(r.variable) as Applied;
-      if (r.type === "Agent" || r.type === "KnowledgeBase" || r.type === "AnalysisGroup")
-        expect(a.id).toBe(r.adopts);
-      if (r.type === "AgentVersion") expect(a.id.startsWith(`${r.adopts}/`)).toBe(true);
-      if (r.type === "Widget") expect(a.outs.agentId).toBe(r.adopts);
+      // What names the adopted object: the id, the agent of a version (`<agentId>/<n>`), a widget's agent.
+      const adopted =
+        r.type === "AgentVersion"
+          ? a.id.slice(0, a.id.lastIndexOf("/"))
+          : r.type === "Widget"
+            ? a.outs.agentId
+            : a.id;
+      expect(adopted, `${r.type} ${r.variable}`).toBe(r.adopts);
     }
     // The live versions stay live, the drafts stay drafts.
     const live = await client.agents.get(shapes.draftAhead);
