@@ -263,7 +263,16 @@ async function callAgent(agentId: string, numbers: string[]): Promise<void> {
 describe("promote fails closed", () => {
   test("calls that never connected are no proof: refused at up, saying so", async () => {
     const staging = await liveAgent(config);
-    await setCallOutcomes(emu, [{ match: { agent_id: staging.id }, status: "failed" }]);
+    // Under either answer of the service: a never-connected call analysed to nulls (the
+    // emulator's), or one carrying a full analysis (a rule's values).
+    await setCallOutcomes(emu, [
+      {
+        match: { agent_id: staging.id, to_number: "+15550100001" },
+        status: "no_answer",
+        analysis: { "Default Analysis": { "User Sentiment": "positive" } },
+      },
+      { match: { agent_id: staging.id }, status: "failed" },
+    ]);
     await callAgent(staging.id, ["+15550100001", "+15550100002"]);
     await setCallOutcomes(emu, []);
     const prod = await checkAndCreate(agents, config);
