@@ -324,6 +324,12 @@ async function choose(
   };
 }
 
+/** Whether `news` raises `reinstate` above `olds`: the program asks for the version to go live again. */
+function asksAgain(olds: Props, news: Props): boolean {
+  const [was, now] = [olds.reinstate ?? 0, news.reinstate ?? 0];
+  return typeof was === "number" && typeof now === "number" && now > was;
+}
+
 /**
  * The outputs an update that publishes nothing (label, notes, `live`, `verify`) keeps, found for
  * the checked inputs: the engine previews a dynamic resource's update with its checked inputs as
@@ -352,8 +358,10 @@ async function keptAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, ne
       version: detail.version,
       versionId: detail.version_id,
       blockedReasons: detail.blocked_reasons,
-      // `live: true` puts it live (or the update fails); `live: false` leaves the pointer alone.
-      isLive: args.live ? true : detail.is_live,
+      // Live as it is, unless the program now asks for it (`live` from false to true, a raised
+      // `reinstate`): then it goes live, or the update fails. A version taken off air since this
+      // stack put it live stays off air (rollback-aware deploys).
+      isLive: detail.is_live || (args.live && (olds.live === false || asksAgain(olds, news))),
     });
   }
   return {};
