@@ -455,7 +455,8 @@ async function evaluate(
  * configuration written over what its working version holds now (every field), or, for an agent
  * still to be created, over what the service documents of a new agent (no knowledge base, the two
  * system variables): then only those fields and the ones the program declares are compared at
- * preview, and every field at `up`.
+ * preview, and every field at `up`. A value unknown at preview (a knowledge base created
+ * alongside) stays unknown: `differences` leaves it out alone and compares every known field.
  */
 async function previewConfig(
   ctx: ProviderContext,
