@@ -539,7 +539,13 @@ export async function checkPromotion(
   const promote = news.promote as Record<string, unknown>;
   // Known at preview usually (a StackReference output); an unknown is never reported missing.
   if (containsUnknown(promote as Json)) return { failures: [] };
-  const config = isPlainObject(news.promoteConfig) ? news.promoteConfig : {};
+  // The Agent's configuration as one unknown value: every field unknown, none reported different.
+  const config =
+    news.promoteConfig === UNKNOWN
+      ? Object.fromEntries(AGENT_FIELDS.managed.map((k) => [k, UNKNOWN]))
+      : isPlainObject(news.promoteConfig)
+        ? news.promoteConfig
+        : {};
   const { config: production, complete } = await previewConfig(ctx, news.agentId, config);
   const { refusals, proof } = await evaluate(
     ctx,
