@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { findReusedVersions } from "../../src/gitops/report";
+import { trafficCall } from "../support/control";
 import { installedPolicyPack, PulumiProject, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
@@ -51,16 +52,21 @@ describe("examples", () => {
       config,
     });
     try {
-      // Prod is promoted from dev (Pulumi.prod.yaml): dev's version has just gone live and taken no
-      // calls, so the soak and the calls asked for are lowered here (test/e2e/promote.e2e.test.ts
-      // holds prod back on them).
+      // Prod is promoted from dev (Pulumi.prod.yaml): dev's version has just gone live, so the soak
+      // and the calls asked for are lowered here to the two callers below (test/e2e/promote.e2e.test.ts
+      // holds prod back on them). Its sentiment rate needs calls that carry a sentiment: a rate no
+      // call measures is not met.
       const prod = await dev.withStack("prod", {
         ...config,
         "support-agent:promoteSoakMinutes": "0",
-        "support-agent:promoteMinCalls": "0",
+        "support-agent:promoteMinCalls": "2",
       });
       await record(dev, "support-agent-create");
       await dev.upAndSettle({ quiet: true });
+      // Two callers on dev's inbound line; the emulator's calls are analysed within a second.
+      for (const to_number of ["+918065550101", "+918065550101"])
+        await trafficCall(emu, { agent_id: (await dev.outputs()).agentId, direction: "inbound", to_number });
+      await new Promise((r) => setTimeout(r, 1300));
       // Prod is deployed with the package's policy pack (as a user's project has it, from the
       // installed tarball), as its program says, and passes it clean.
       const prodUp = await prod.upAndSettle({
@@ -82,7 +88,12 @@ describe("examples", () => {
       expect(prodAgent.label).toBe("2026.11.1");
       expect(prodAgent.call.recording_enabled).toBe(true);
       expect(prodAgent.system_prompt).toBe(devAgent.system_prompt);
-      expect((await prod.outputs()).promotedFrom).toMatchObject({ fromAgentId: devAgent.id, fromVersion: 0 });
+      expect((await prod.outputs()).promotedFrom).toMatchObject({
+        fromAgentId: devAgent.id,
+        fromVersion: 0,
+        calls: 2,
+        rates: [{ analysis: "Default Analysis/User Sentiment", measured: 2, share: 0 }],
+      });
       for (const stack of [dev, prod]) expect(await stack.exportState(true)).not.toContain(DEFAULT_API_KEY);
       // Prod went live after its test call, pinned to the version, passed; dev has no test line.
       const prodOut = await prod.outputs();

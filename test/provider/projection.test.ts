@@ -116,6 +116,81 @@ describe("the environment-independent configuration", () => {
     expect(differences(s, p)).toEqual([]);
   });
 
+  test("a value unknown at preview is left out alone: every known field beside it is compared", () => {
+    const s = portableConfig(config({ knowledgeBaseIds: ["kb-s1"] }), staging);
+    const p = portableConfig(
+      config({
+        systemPrompt: "## Agent Purpose\nHelp.\n## Call Flow\nGreet.",
+        knowledgeBaseIds: UNKNOWN,
+        variables: [
+          { key: "callee_name", defaultValue: UNKNOWN },
+          { key: "callee_region", defaultValue: "south" },
+        ],
+      }),
+      production,
+    );
+    expect(differences(s, p).map((d) => d.path)).toEqual([
+      "systemPrompt",
+      "variables[callee_region].defaultValue",
+    ]);
+    // A list holding an unknown element cannot be lined up: left out whole, nothing else.
+    const some = portableConfig(config({ knowledgeBaseIds: ["kb-p1", UNKNOWN], name: "other" }), production);
+    expect(differences(s, some).map((d) => d.path)).toEqual(["name"]);
+  });
+
+  test("transfer numbers are compared in order (the service dials them first to last)", () => {
+    const number = (n: string, priority: number) => ({ number: n, priority });
+    const tools = (...numbers: JsonObject[]) => ({ transferCall: { enabled: true, numbers } });
+    const s = config({ builtinTools: tools(number("+14155550101", 1), number("+14155550102", 2)) });
+    const p = config({ builtinTools: tools(number("+14155550102", 2), number("+14155550101", 1)) });
+    expect(differences(s, p).map((d) => [d.path, d.left, d.right])).toEqual([
+      ["builtinTools.transferCall.numbers[0].number", "+14155550101", "+14155550102"],
+      ["builtinTools.transferCall.numbers[0].priority", 1, 2],
+      ["builtinTools.transferCall.numbers[1].number", "+14155550102", "+14155550101"],
+      ["builtinTools.transferCall.numbers[1].priority", 2, 1],
+    ]);
+    // One number more on one side: the extra one, by its place.
+    const more = config({
+      builtinTools: tools(number("+14155550101", 1), number("+14155550102", 2), number("+14155550103", 3)),
+    });
+    expect(differences(s, more)).toEqual([
+      {
+        path: "builtinTools.transferCall.numbers[2]",
+        left: undefined,
+        right: { number: "+14155550103", priority: 3 },
+      },
+    ]);
+  });
+
+  test("variables are a set by key; memory fields by key (the service orders them by key)", () => {
+    const field = (key: string, label: string) => ({ key, label, type: "string" });
+    const s = config({ memory: { fields: [field("intent", "Intent"), field("city", "City")] } });
+    const p = config({
+      variables: [
+        { key: "callee_region", defaultValue: "north" },
+        { key: "callee_name", defaultValue: null },
+      ],
+      memory: { fields: [field("city", "City"), field("intent", "Intent")] },
+    });
+    expect(differences(s, p)).toEqual([]);
+  });
+
+  test("a key repeated on production's side is a difference, never collapsed into one element", () => {
+    const field = (key: string, label: string) => ({ key, label, type: "string" });
+    const s = config({ memory: { fields: [field("intent", "Intent")] } });
+    const twice = config({ memory: { fields: [field("intent", "Intent"), field("intent", "Intent")] } });
+    expect(differences(s, twice)).toEqual([
+      {
+        path: "memory.fields[intent]",
+        left: field("intent", "Intent"),
+        right: [field("intent", "Intent"), field("intent", "Intent")],
+      },
+    ]);
+    const other = config({ memory: { fields: [field("intent", "Reason"), field("intent", "Intent")] } });
+    expect(differences(s, other).map((d) => d.path)).toEqual(["memory.fields[intent]"]);
+    expect(differences(twice, s).map((d) => d.path)).toEqual(["memory.fields[intent]"]);
+  });
+
   test("overlay: what the draft will hold after the Agent's merge-patch", () => {
     const base = config({ greeting: { message: "Hi" } });
     const next = overlay(base, {

@@ -222,6 +222,34 @@ describe("promote", () => {
     expect(await requestLog(emu)).toEqual([]);
   });
 
+  test("a new production agent at preview: every known field compared, an unknown one left out alone", async () => {
+    // The agent is created in the same deploy (its id unknown), and its knowledge base too.
+    const fresh = (promoteConfig: unknown) => ({
+      ...versionInputs(
+        { agentId: UNKNOWN, contentHash: UNKNOWN },
+        { promote: { from: staging.id, minCalls: 0 } },
+      ),
+      promoteConfig,
+    });
+    const differing = await versions.check(
+      {},
+      fresh({
+        ...config,
+        systemPrompt: PROMPT.replace("order number", "order id"),
+        knowledgeBaseIds: [UNKNOWN],
+      }),
+    );
+    const [reason, ...rest] = reasons(differing);
+    expect(rest).toEqual([]);
+    expect(reason).toContain("in 1 field:");
+    expect(reason).toContain(
+      `systemPrompt: staging line 4: "Ask for the order number.", production line 4: "Ask for the order id."`,
+    );
+    expect(reasons(await versions.check({}, fresh({ ...config, knowledgeBaseIds: [UNKNOWN] })))).toEqual([]);
+    // Nothing of the configuration known yet: nothing is reported different.
+    expect(reasons(await versions.check({}, fresh(UNKNOWN)))).toEqual([]);
+  });
+
   test("staging in another workspace, reached with promote.apiKey: knowledge bases compared by name", async () => {
     const other = new VoiceAgentClient({ baseUrl: emu.url, apiKey: OTHER_KEY });
     const kbOther = await other.knowledgeBases.create({ name: "Returns FAQ" });

@@ -279,39 +279,78 @@ export interface Difference {
 }
 
 /**
+ * How `differences` lines up the elements of the list at `rulePath` (dotted, `[]` for items): a
+ * list the field table keys (`variables`, a set by key; `memory.fields`, which the service orders
+ * by key) element by key; every other list in order, as the service reads it (it dials
+ * `builtinTools.transferCall.numbers` first to last), lists of objects index by index and lists of
+ * values whole.
+ */
+function keyOfList(rulePath: string): string | undefined {
+  const rule = AGENT_FIELDS.paths?.[rulePath];
+  return rule && "keyedBy" in rule ? rule.keyedBy : undefined;
+}
+
+/** The elements of a list by their `key` (in order of first appearance); undefined when one has none. */
+function byKey(list: readonly Json[], key: string): Map<string, Json[]> | undefined {
+  const out = new Map<string, Json[]>();
+  for (const x of list) {
+    const k = isPlainObject(x) ? x[key] : undefined;
+    if (typeof k !== "string") return undefined;
+    out.set(k, [...(out.get(k) ?? []), x]);
+  }
+  return out;
+}
+
+/** The elements a key names on one side, for a message: none, the one, or all of them. */
+const oneOrAll = (items: Json[]): Json | undefined => (items.length <= 1 ? items[0] : items);
+
+/**
  * The fields that differ between two configurations (program spelling), leaf by leaf: objects key
- * by key, lists of keyed elements (`variables`, `memory.fields`) element by key, other lists of
- * objects by index when their lengths match, anything else whole. A value unknown at preview on
- * either side is not a difference (it is not known yet).
+ * by key, the lists the field table keys (`variables`, `memory.fields`) element by key (a key
+ * repeated on either side compared with all its elements, never collapsed into one), every other
+ * list in order (objects index by index, values whole). A value unknown at preview on either side
+ * is not a difference (it is not known yet), and only it is left out: every known field beside it
+ * is compared; a list holding an unknown element is left out whole (its elements cannot be lined
+ * up).
  */
 export function differences(left: JsonObject, right: JsonObject): Difference[] {
   const out: Difference[] = [];
-  const walk = (a: Json | undefined, b: Json | undefined, path: string) => {
-    if (a === UNKNOWN || b === UNKNOWN || containsUnknown(a ?? null) || containsUnknown(b ?? null)) return;
+  const join = (path: string, k: string) => (path ? `${path}.${k}` : k);
+  const walk = (a: Json | undefined, b: Json | undefined, path: string, rulePath: string) => {
+    if (a === UNKNOWN || b === UNKNOWN) return;
     if (deepEqual(a ?? null, b ?? null)) return;
     if (isPlainObject(a) && isPlainObject(b)) {
       for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort())
-        walk(a[k], b[k], path ? `${path}.${k}` : k);
+        walk(a[k], b[k], join(path, k), join(rulePath, k));
       return;
     }
     if (Array.isArray(a) && Array.isArray(b)) {
-      const keys = [...a, ...b].map(itemKey);
-      if (keys.every((k) => k !== undefined) && new Set(a.map(itemKey)).size === a.length) {
-        const byKey = (l: Json[]) => new Map(l.map((x) => [itemKey(x) as string, x]));
-        const [ma, mb] = [byKey(a), byKey(b)];
-        for (const k of [...new Set(keys as string[])]) walk(ma.get(k), mb.get(k), `${path}[${k}]`);
+      // An element unknown at preview: the list cannot be lined up; it is not known yet.
+      if (a.includes(UNKNOWN) || b.includes(UNKNOWN)) return;
+      const key = keyOfList(rulePath);
+      const groups = key === undefined ? undefined : byKey([...a, ...b], key);
+      if (key !== undefined && groups) {
+        if (groups.has(UNKNOWN)) return;
+        const [ga, gb] = [byKey(a, key), byKey(b, key)];
+        for (const k of groups.keys()) {
+          const [xa, xb] = [ga?.get(k) ?? [], gb?.get(k) ?? []];
+          if (xa.length <= 1 && xb.length <= 1) walk(xa[0], xb[0], `${path}[${k}]`, `${rulePath}[]`);
+          // A key repeated on either side: every element it names, never one for all.
+          else if (!deepEqual(xa, xb))
+            out.push({ path: `${path}[${k}]`, left: oneOrAll(xa), right: oneOrAll(xb) });
+        }
         return;
       }
-      if (a.length === b.length && a.some(isPlainObject)) {
-        a.forEach((x, i) => {
-          walk(x, b[i], `${path}[${i}]`);
-        });
+      if (key === undefined && [...a, ...b].some(isPlainObject)) {
+        for (let i = 0; i < Math.max(a.length, b.length); i++)
+          walk(a[i], b[i], `${path}[${i}]`, `${rulePath}[]`);
         return;
       }
     }
+    if (containsUnknown(a ?? null) || containsUnknown(b ?? null)) return;
     out.push({ path, left: a, right: b });
   };
-  walk(left, right, "");
+  walk(left, right, "", "");
   return out;
 }
 

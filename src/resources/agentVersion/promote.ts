@@ -455,7 +455,8 @@ async function evaluate(
  * configuration written over what its working version holds now (every field), or, for an agent
  * still to be created, over what the service documents of a new agent (no knowledge base, the two
  * system variables): then only those fields and the ones the program declares are compared at
- * preview, and every field at `up`.
+ * preview, and every field at `up`. A value unknown at preview (a knowledge base created
+ * alongside) stays unknown: `differences` leaves it out alone and compares every known field.
  */
 async function previewConfig(
   ctx: ProviderContext,
@@ -538,7 +539,13 @@ export async function checkPromotion(
   const promote = news.promote as Record<string, unknown>;
   // Known at preview usually (a StackReference output); an unknown is never reported missing.
   if (containsUnknown(promote as Json)) return { failures: [] };
-  const config = isPlainObject(news.promoteConfig) ? news.promoteConfig : {};
+  // The Agent's configuration as one unknown value: every field unknown, none reported different.
+  const config =
+    news.promoteConfig === UNKNOWN
+      ? Object.fromEntries(AGENT_FIELDS.managed.map((k) => [k, UNKNOWN]))
+      : isPlainObject(news.promoteConfig)
+        ? news.promoteConfig
+        : {};
   const { config: production, complete } = await previewConfig(ctx, news.agentId, config);
   const { refusals, proof } = await evaluate(
     ctx,
