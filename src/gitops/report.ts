@@ -59,10 +59,13 @@ const ARGUMENTS: Record<string, Readonly<Record<string, string>>> = {
   Agent: argumentsOf<AgentArgs>()(
     "name systemPrompt greeting language transcriber model voice conversation call inbound builtinTools variables knowledgeBaseIds analysisGroupIds memory numbers adoptId",
   ),
-  AgentVersion: argumentsOf<AgentVersionArgs>()("agent label notes live version verify promote", {
-    agent: "agentId",
-    version: "pinnedVersion",
-  }),
+  AgentVersion: argumentsOf<AgentVersionArgs>()(
+    "agent label notes live version verify promote watch reinstate",
+    {
+      agent: "agentId",
+      version: "pinnedVersion",
+    },
+  ),
   Widget: argumentsOf<WidgetArgs>()(
     "agentId name allowedOrigins enabledModes theme defaultVariables status rotateKeyTrigger rotateKeyOnCreate",
   ),
