@@ -82,6 +82,15 @@ describe("examples", () => {
       expect(prodAgent.call.recording_enabled).toBe(true);
       expect(prodAgent.system_prompt).toBe(devAgent.system_prompt);
       expect((await prod.outputs()).promotedFrom).toMatchObject({ fromAgentId: devAgent.id, fromVersion: 0 });
+      // Prod watches its version after go-live (Pulumi.prod.yaml `watch: true`); dev does not.
+      const watched = (s: typeof prod) =>
+        s.deployment().resources?.find((r) => r.type.endsWith(":AgentVersion"))?.inputs?.watch;
+      expect(watched(prod)).toMatchObject({
+        rates: [{ atMost: 0.2 }, { status: ["failed", "no_answer"] }],
+        minCalls: 30,
+      });
+      expect(watched(dev)).toBeUndefined();
+      expect((await prod.outputs()).rolledBack).toBeNull();
       for (const stack of [dev, prod]) expect(await stack.exportState(true)).not.toContain(DEFAULT_API_KEY);
       // Prod went live after its test call, pinned to the version, passed; dev has no test line.
       const prodOut = await prod.outputs();
