@@ -148,14 +148,17 @@ function defaultTranscript(v: VersionRecord, status: string): TranscriptTurn[] {
 /**
  * `custom_analysis` of a call: a key for every enabled analysis of every enabled group the version
  * has attached (only the Default Analysis group when the version's custom analysis is off). A value
- * a rule names wins; otherwise the Default Analysis items give a neutral sentiment, an outcome
- * sentence and the agent's opening language, and other items null (nothing extracted).
+ * a rule names wins (a rule's `null` is a value nobody extracted); otherwise, on a call that
+ * connected, the Default Analysis items give a neutral sentiment, an outcome sentence and the
+ * agent's opening language, and other items null (nothing extracted). A call that never connected
+ * has nothing to analyse: every key, each null (docs/service-decisions.md, "Calls as evidence").
  */
 function analysisOf(
   ws: WorkspaceState,
   v: VersionRecord,
   status: string,
   given: OutcomeRule["analysis"],
+  connected: boolean,
 ): CustomAnalysis {
   const defaultItemIds = new Map([
     [stableUuid(`ws:${ws.name}:group:default:User Sentiment`), "neutral"],
@@ -174,7 +177,7 @@ function analysisOf(
       values[it.name] =
         named && Object.hasOwn(named, it.name)
           ? (named[it.name] as AnalysisValue)
-          : g.protected
+          : g.protected && connected
             ? (defaultItemIds.get(it.id) ?? null)
             : null;
     }
@@ -204,7 +207,7 @@ export function decideOutcome(
     connected,
     duration_seconds: connected ? (rule?.duration_seconds ?? null) : 0,
     transcript: connected ? (rule?.transcript ?? defaultTranscript(v, status)) : [],
-    custom_analysis: analysisOf(ws, v, status, rule?.analysis),
+    custom_analysis: analysisOf(ws, v, status, rule?.analysis, connected),
     transfer,
   };
 }

@@ -14,6 +14,8 @@ function proofOf(inputs: Record<string, unknown> | undefined): Proof | undefined
   if (!isRecord(p) || typeof p.fromAgentId !== "string" || typeof p.fromVersion !== "number")
     return undefined;
   if (typeof p.calls !== "number" || !Array.isArray(p.rates) || !Array.isArray(p.origins)) return undefined;
+  // A proof without its judgement (another release's) is not read as proven.
+  if (!Array.isArray(p.findings) || typeof p.verdict !== "string") return undefined;
   return p as unknown as Proof;
 }
 
@@ -42,7 +44,7 @@ export function promotionLines(preview: PreviewJson): string[] {
       `${proof.calls} call${proof.calls === 1 ? "" : "s"} counted; same configuration (${code(proof.configDigest)})` +
       `${checks.length ? `; ${checks.join("; ")}` : ""}`;
     lines.push(
-      missing.length > 0
+      missing.length > 0 || proof.verdict !== "pass"
         ? `- ${code(nameOf(step.urn))}: **not yet proven**: ${what}; \`up\` will refuse until it is.`
         : `- ${code(nameOf(step.urn))}: ${what}.`,
     );

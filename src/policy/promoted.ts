@@ -10,7 +10,7 @@ import { NOT_YET_KNOWN, valueAt } from "./values";
 export const productionPromoted: ResourceValidationPolicy = refusingUnknownParameters({
   name: "production-promoted",
   description:
-    "In a production stack every AgentVersion that publishes sets `promote`: production goes live only with what staging ran, long enough, on enough calls.",
+    "In a production stack every AgentVersion that publishes sets `promote` (this policy checks only that it is set; the AgentVersion compares with staging and enforces the proof: soak, answered calls, rates over calls that carry a value).",
   enforcementLevel: "advisory",
   configSchema: { properties: { ...productionStacksParameter } },
   validateResource: (args, reportViolation) => {

@@ -213,7 +213,7 @@ export function unknownInputs(
 }
 
 /** Levenshtein distance, for "did you mean" hints on short keys. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];

@@ -93,6 +93,11 @@ async function callStaging(agentId: string, numbers: string[]): Promise<void> {
     });
 }
 
+/** Production's agents (named by the program after the stack), with their live version. */
+async function prodAgents() {
+  return (await client.agents.list().toArray()).filter((a) => a.name === "Support prod");
+}
+
 /** Until the calls placed have finished and been analysed (the emulator's calls take 0.3 s). */
 const settle = () => new Promise((r) => setTimeout(r, 800));
 
@@ -155,9 +160,8 @@ describe("promoting staging to production", () => {
     const up = await prod.up({ allowFailure: true });
     expect(up.code).not.toBe(0);
     expect(`${up.stdout}\n${up.stderr}`).toContain("systemPrompt: staging line 5");
-    // Nothing of production went live.
-    const id = (await prod.outputs()).agentId as string | undefined;
-    if (id) expect((await client.agents.get(id)).live_version).toBeNull();
+    // Nothing of production went live: its one agent (created before the AgentVersion was refused) is off air.
+    expect((await prodAgents()).map((a) => a.live_version)).toEqual([null]);
   }, 300_000);
 
   test("too short a soak: preview passes with a warning, up refuses naming it", async () => {
@@ -165,7 +169,7 @@ describe("promoting staging to production", () => {
       prompt: PROMPT,
       region: "south",
       kb: "FAQ",
-      promote: { ignore: [...IGNORE, "variables[region].defaultValue"], soakMinutes: 60 },
+      promote: { ignore: [...IGNORE, "variables[region].defaultValue"], soakMinutes: 60, minCalls: 0 },
     });
     const soak = await prod.preview();
     expect(`${soak.stdout}\n${soak.stderr}`).toMatch(
@@ -181,6 +185,24 @@ describe("promoting staging to production", () => {
     expect(updatePass).not.toContain("not yet proven");
     expect(said).toMatch(
       /has not proven itself yet: live [\d.]+ of 60 minutes\. Nothing was published or put live: what is live stays live/,
+    );
+  }, 300_000);
+
+  test("a misspelt rate analysis is refused at preview, by field, naming the closest analysis staging has", async () => {
+    await setConfig(prod, {
+      prompt: PROMPT,
+      region: "south",
+      kb: "FAQ",
+      promote: {
+        ignore: [...IGNORE, "variables[region].defaultValue"],
+        minCalls: 0,
+        rates: [{ analysis: "Default Analysis/User sentiment", value: "negative", atMost: 0.5 }],
+      },
+    });
+    const preview = await prod.preview({ allowFailure: true });
+    expect(preview.code).not.toBe(0);
+    expect(`${preview.stdout}\n${preview.stderr}`).toMatch(
+      /promote\.rates\[0\]\.analysis: staging's live version 0 of agent [0-9a-f-]+ produces no analysis "Default Analysis\/User sentiment" .*; the closest it has is "Default Analysis\/User Sentiment"/,
     );
   }, 300_000);
 
@@ -220,8 +242,7 @@ describe("promoting staging to production", () => {
     expect(`${refused.stdout}\n${refused.stderr}`).toMatch(
       /has not proven itself yet: 2 of 3 calls \(origins widget, dashboard, batch, inbound, demo\); Default Analysis\/User Sentiment = "negative" on 1 of 2 calls \(50%, at most 34%\)\. Met: live [\d.]+ minutes \(at least 0\.01\)\. Nothing was published or put live/,
     );
-    const prodId = (await prod.outputs()).agentId as string | undefined;
-    if (prodId) expect((await client.agents.get(prodId)).live_version).toBeNull();
+    expect((await prodAgents()).map((a) => a.live_version)).toEqual([null]);
 
     await callStaging(stagingId, [HAPPY, HAPPY]);
     await settle();

@@ -605,7 +605,12 @@ describe("PUT /_emulator/call-outcomes", () => {
       recording_url: null,
       cost: { currency: "USD", total: 0, rate_per_min: 0.02 },
     });
-    expect(noAnswer.custom_analysis["Default Analysis"]["User Sentiment"]).toBe("neutral");
+    // Nothing was said, so nothing is extracted: every key, each null (not an invented sentiment).
+    expect(noAnswer.custom_analysis["Default Analysis"]).toEqual({
+      "User Sentiment": null,
+      Outcome: null,
+      Language: null,
+    });
     expect(reason(await api.get(`/v1/calls/${noAnswer.id}/recording`))).toBe("recording_not_found");
 
     const scripted = await outcome({ to_number: TO, version: v1 });

@@ -27,6 +27,31 @@ const proof = {
   soakMinutes: 60,
   minCalls: 20,
   configDigest: "sha256:abc",
+  notCounted: 0,
+  verdict: "inconclusive",
+  findings: [
+    {
+      requirement: "soak",
+      verdict: "pass",
+      observed: 125.5,
+      bound: 60,
+      reason: "live 125 minutes (at least 60)",
+    },
+    {
+      requirement: "minCalls",
+      verdict: "inconclusive",
+      observed: 18,
+      bound: 20,
+      reason: "18 of 20 calls (origins widget, inbound)",
+    },
+    {
+      requirement: "rate",
+      verdict: "pass",
+      observed: 1 / 18,
+      bound: 0.1,
+      reason: 'Default Analysis/User Sentiment = "negative" on 1 of 18 calls (5.6%, at most 10%)',
+    },
+  ],
 };
 
 /** A preview that publishes the AgentVersion, with the proof `check` recorded. */
@@ -54,7 +79,20 @@ test("a promotion not yet proven: staging's version, how long live, calls and ra
 });
 
 test("a proven promotion: every threshold met", () => {
-  expect(promotionLines(publishing({ ...proof, minCalls: 18 }))).toEqual([
+  expect(
+    promotionLines(
+      publishing({
+        ...proof,
+        minCalls: 18,
+        verdict: "pass",
+        findings: proof.findings.map((f) =>
+          f.requirement === "minCalls"
+            ? { ...f, verdict: "pass", reason: "18 calls (at least 18; origins widget, inbound)" }
+            : f,
+        ),
+      }),
+    ),
+  ).toEqual([
     "- `support-live`: staging agent `a-staging` version **4**, live for 2 h 5 min (since 2026-11-25T06:00:00.000Z); " +
       "18 calls counted; same configuration (`sha256:abc`); live 125 minutes (at least 60): met; " +
       "18 calls (at least 18; origins widget, inbound): met; " +

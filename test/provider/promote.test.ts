@@ -11,7 +11,7 @@ import { UNKNOWN } from "../../src/provider/normalize";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { type Proof, shortfallWarning } from "../../src/resources/agentVersion/proof";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
-import { clearRequestLog, requestLog } from "../support/control";
+import { clearRequestLog, requestLog, setCallOutcomes, trafficCall } from "../support/control";
 import { checkAndCreate, emulatorForFile, testContext } from "./support";
 
 const agents = agentProvider(testContext);
@@ -107,7 +107,9 @@ describe("promote", () => {
   test("too short a soak passes preview with the proof recorded, is refused at up naming what is missing; accepted once it holds", async () => {
     const prod = await checkAndCreate(agents, config);
     // The prompt was published a moment ago: 0.05 minutes (3 s) of soak is not met yet.
-    const inputs = versionInputs(prod.outs, { promote: { from: staging.id, soakMinutes: 0.05 } });
+    const inputs = versionInputs(prod.outs, {
+      promote: { from: staging.id, soakMinutes: 0.05, minCalls: 0 },
+    });
     const early = await versions.check({}, inputs);
     // Proof accumulates until the deploy: the preview passes, with what staging has shown so far.
     expect(reasons(early)).toEqual([]);
@@ -249,4 +251,140 @@ describe("promote", () => {
     expect(refused).toContain("refused the key in promote.apiKey (HTTP 401)");
     expect(refused).not.toContain("va_test_wrong");
   });
+});
+
+/** Inbound calls to `agentId`, one per number, settled (finished and analysed) on return. */
+async function callAgent(agentId: string, numbers: string[]): Promise<void> {
+  for (const to_number of numbers)
+    await trafficCall(emu, { agent_id: agentId, direction: "inbound", to_number });
+  await new Promise((r) => setTimeout(r, 1300));
+}
+
+describe("promote fails closed", () => {
+  test("calls that never connected are no proof: refused at up, saying so", async () => {
+    const staging = await liveAgent(config);
+    // Under either answer of the service: a never-connected call analysed to nulls (the
+    // emulator's), or one carrying a full analysis (a rule's values).
+    await setCallOutcomes(emu, [
+      {
+        match: { agent_id: staging.id, to_number: "+15550100001" },
+        status: "no_answer",
+        analysis: { "Default Analysis": { "User Sentiment": "positive" } },
+      },
+      { match: { agent_id: staging.id }, status: "failed" },
+    ]);
+    await callAgent(staging.id, ["+15550100001", "+15550100002"]);
+    await setCallOutcomes(emu, []);
+    const prod = await checkAndCreate(agents, config);
+    const inputs = versionInputs(prod.outs, { promote: { from: staging.id, minCalls: 1 } });
+    const checked = await versions.check({}, inputs);
+    expect(reasons(checked)).toEqual([]);
+    await expect(versions.create(checked.inputs)).rejects.toThrow(
+      /has not proven itself yet: 0 of 1 calls \(origins [a-z, ]+\); not counted: 2 never connected\. Nothing was published or put live/,
+    );
+    expect((await client.agents.get(prod.id)).live_version).toBeNull();
+  }, 20_000);
+
+  test("minCalls defaults to 1: no call, no promotion", async () => {
+    const staging = await liveAgent(config);
+    const prod = await checkAndCreate(agents, config);
+    const checked = await versions.check({}, versionInputs(prod.outs, { promote: { from: staging.id } }));
+    expect(shortfallWarning(checked.inputs.promoteProof as Proof)).toContain("not yet proven: 0 of 1 calls");
+    await expect(versions.create(checked.inputs)).rejects.toThrow(/0 of 1 calls/);
+    expect((await client.agents.get(prod.id)).live_version).toBeNull();
+  });
+
+  test("a rate with no measured call is not met, with minCalls 0 or with every value null", async () => {
+    const staging = await liveAgent(config);
+    const prod = await checkAndCreate(agents, config);
+    const rate = { analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.5 };
+    const noCalls = await versions.check(
+      {},
+      versionInputs(prod.outs, { promote: { from: staging.id, minCalls: 0, rates: [rate] } }),
+    );
+    expect(reasons(noCalls)).toEqual([]);
+    await expect(versions.create(noCalls.inputs)).rejects.toThrow(
+      /no call carries Default Analysis\/User Sentiment yet \(at most 50%\)/,
+    );
+    // Calls whose analysis extracted nothing (null): left out, and said so; still not met.
+    await setCallOutcomes(emu, [
+      { match: { agent_id: staging.id }, analysis: { "Default Analysis": { "User Sentiment": null } } },
+    ]);
+    await callAgent(staging.id, ["+15550100003", "+15550100004"]);
+    await setCallOutcomes(emu, []);
+    const nulls = await versions.check(
+      {},
+      versionInputs(prod.outs, { promote: { from: staging.id, minCalls: 2, rates: [rate] } }),
+    );
+    await expect(versions.create(nulls.inputs)).rejects.toThrow(
+      /no call carries Default Analysis\/User Sentiment yet \(at most 50%\); 2 calls left out: 2 with a null value \(nothing extracted\)\. Met: 2 calls/,
+    );
+    expect((await client.agents.get(prod.id)).live_version).toBeNull();
+  }, 20_000);
+
+  test("a misspelt rate analysis is refused at preview by field, naming the closest analysis staging has", async () => {
+    const staging = await liveAgent(config);
+    const prod = await checkAndCreate(agents, config);
+    const rates = [
+      { analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.5 },
+      { analysis: "Default Analysis/User sentiment", value: "negative", atMost: 0.5 },
+    ];
+    await clearRequestLog(emu);
+    const checked = await versions.check(
+      {},
+      versionInputs(prod.outs, { promote: { from: staging.id, rates } }),
+    );
+    expect(checked.failures?.map((f) => f.property)).toEqual(["promote.rates[1].analysis"]);
+    expect(reasons(checked)[0]).toContain(
+      `promote.rates[1].analysis: staging's live version 0 of agent ${staging.id} produces no analysis "Default Analysis/User sentiment"`,
+    );
+    expect(reasons(checked)[0]).toContain('the closest it has is "Default Analysis/User Sentiment"');
+    // A preview writes nothing.
+    expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
+  });
+
+  test("a late `live: true` is checked like a publish: refused after staging moved on", async () => {
+    const stagingAgent = await checkAndCreate(agents, config);
+    const stagingLive = await checkAndCreate(versions, versionInputs(stagingAgent.outs));
+    await callAgent(stagingAgent.id, ["+15550100005"]);
+    const prod = await checkAndCreate(agents, config);
+    const held = versionInputs(prod.outs, { live: false, promote: { from: stagingAgent.id } });
+    const created = await checkAndCreate(versions, held);
+    expect(created.outs.isLive).toBe(false);
+    // Staging moves on: another prompt goes live there (no calls yet).
+    const moved = await agents.update(stagingAgent.id, stagingAgent.outs, {
+      ...stagingAgent.inputs,
+      systemPrompt: PROMPT.replace("order number", "order id"),
+    });
+    await versions.update(stagingLive.id, stagingLive.outs, versionInputs(moved.outs as Record<string, any>));
+    const late = { ...held, live: true };
+    const checked = await versions.check(created.inputs, late);
+    expect(reasons(checked).join("\n")).toContain(
+      `systemPrompt: staging line 4: "Ask for the order id.", production line 4: "Ask for the order number."`,
+    );
+    await expect(versions.update(created.id, created.outs, late)).rejects.toThrow(
+      /differs from staging's live version 1[\s\S]*Nothing was published or put live/,
+    );
+    expect((await client.agents.get(prod.id)).live_version).toBeNull();
+  }, 20_000);
+
+  test("real proof is accepted: answered, analysed calls within the rate", async () => {
+    const staging = await liveAgent(config);
+    await callAgent(staging.id, ["+15550100006", "+15550100007"]);
+    const prod = await checkAndCreate(agents, config);
+    const rate = { analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.1 };
+    const checked = await versions.check(
+      {},
+      versionInputs(prod.outs, { promote: { from: staging.id, minCalls: 2, rates: [rate] } }),
+    );
+    expect(shortfallWarning(checked.inputs.promoteProof as Proof)).toBeUndefined();
+    const created = await versions.create(checked.inputs);
+    expect((created.outs as Record<string, any>).promotion).toMatchObject({
+      calls: 2,
+      rates: [{ share: 0, measured: 2, atMost: 0.1 }],
+    });
+    expect((await client.agents.get(prod.id)).live_version).toBe(
+      (created.outs as Record<string, any>).version,
+    );
+  }, 20_000);
 });

@@ -9,6 +9,7 @@ import { UNKNOWN } from "../../src/provider/unknowns";
 import {
   isSettled,
   judge,
+  occurrences,
   parseVerify,
   testCallKey,
   VerificationFailed,
@@ -125,8 +126,8 @@ describe("verify: check", () => {
 describe("verify: Idempotency-Key of a test call", () => {
   const call: VerifyCall = { toNumber: "+14155550100", variables: { a: "1" } };
   const base = { agentId: "ag", versionId: "v1", occasion: "act1", attempt: 0 };
-  const key = (over: Partial<typeof base> & { index?: number; call?: VerifyCall } = {}) =>
-    testCallKey({ ...base, ...over }, over.index ?? 0, over.call ?? call);
+  const key = (over: Partial<typeof base> & { occurrence?: number; call?: VerifyCall } = {}) =>
+    testCallKey({ ...base, ...over }, over.occurrence ?? 0, over.call ?? call);
 
   it("is a UUID that is the same for the same check of the same version", () => {
     expect(key()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -139,13 +140,21 @@ describe("verify: Idempotency-Key of a test call", () => {
     );
   });
 
-  it("changes with the agent, the version, the occasion, the index, what is placed and the attempt", () => {
+  it("depends on what is placed, not on its position: identical calls are told apart by occurrence", () => {
+    const other: VerifyCall = { toNumber: "+14155550199" };
+    // A call added in front re-places nothing: each keeps its occurrence among identical calls.
+    expect(occurrences([call, other])).toEqual([0, 0]);
+    expect(occurrences([other, call, other])).toEqual([0, 0, 1]);
+    expect(occurrences([{ ...call, expect: { status: "busy" } }, call])).toEqual([0, 1]);
+  });
+
+  it("changes with the agent, the version, the occasion, the occurrence, what is placed and the attempt", () => {
     const all = [
       key(),
       key({ agentId: "other" }),
       key({ versionId: "v2" }),
       key({ occasion: "act2" }),
-      key({ index: 1 }),
+      key({ occurrence: 1 }),
       key({ call: { ...call, toNumber: "+14155550101" } }),
       key({ call: { ...call, variables: { a: "2" } } }),
       key({ call: { ...call, metadata: { run: 1 } } }),
@@ -186,8 +195,17 @@ describe("verify: judging a call", () => {
     expect(isSettled(finished())).toBe(true);
     expect(isSettled(finished({ status: "in_progress", custom_analysis: null }))).toBe(false);
     expect(isSettled(finished({ custom_analysis: null }))).toBe(false);
-    // An open set: a status we do not know is a finished one.
+    // An open set: a status we do not know settles once analysed.
     expect(isSettled(finished({ status: "screened" }))).toBe(true);
+    // A call that never connected is settled whether the service analyses it or not.
+    expect(isSettled(finished({ status: "no_answer", custom_analysis: null }))).toBe(true);
+  });
+
+  it("fails a call answered by another version than the one it was pinned to", () => {
+    expect(judge(finished({ agent_version: 1 }), { toNumber: "+1" }, 1).shortfalls).toEqual([]);
+    expect(judge(finished({ agent_version: 0 }), { toNumber: "+1" }, 1).shortfalls).toEqual([
+      { what: "version", expected: "version 1 (the call was pinned to it)", got: "version 0" },
+    ]);
   });
 
   it("expects completed by default, and the listed statuses otherwise", () => {
@@ -298,6 +316,17 @@ describe("verify: a verification against the emulator", () => {
       (await c.calls.list({ origin: "api" }).toArray()).filter((x) => x.agent_version === 1),
     ).toHaveLength(2);
     await expect(verifyBeforeLive(c, agentId, undefined, v1)).resolves.toBeUndefined();
+    // Another version's activations in between (a dashboard rollback) and a call added in front:
+    // the two calls already placed are answered again; only the new one is placed.
+    await c.versions.activate(agentId, null);
+    await c.versions.activate(agentId, 0);
+    await clearRequestLog(emu);
+    const added = { ...spec, calls: [{ toNumber: "+14155550113" }, ...spec.calls] };
+    const third = await verifyBeforeLive(c, agentId, added, v1);
+    expect(third?.calls.slice(1).map((x) => x.id)).toEqual(result?.calls.map((x) => x.id));
+    expect(
+      (await c.calls.list({ origin: "api" }).toArray()).filter((x) => x.agent_version === 1),
+    ).toHaveLength(3);
   });
 
   it("fails naming the version, the call, its link and each expectation with what it gave", async () => {
@@ -344,13 +373,17 @@ describe("verify: a verification against the emulator", () => {
       /Verification of version 2 of agent .*: test call 0 \(to \+14155550111\) could not be placed: .*version 0 stays live/s,
     );
   });
-  it("places no call for a blocked version: it cannot go live, and the activation says why", async () => {
+  it("fails for a blocked version with its blocked reasons, placing no call", async () => {
     const model = v1.model?.model ?? "gpt-4o-mini";
     await retireModel(emu, model);
     const blocked = await c.agents.get(agentId, { version: 1 });
     expect(blocked.blocked_reasons.length).toBeGreaterThan(0);
     await clearRequestLog(emu);
-    await expect(verifyBeforeLive(c, agentId, { ...spec, attempt: 3 }, blocked)).resolves.toBeUndefined();
+    const err = await verifyBeforeLive(c, agentId, { ...spec, attempt: 3 }, blocked).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(VerificationFailed);
+    expect((err as Error).message).toContain(
+      `Verification of version 1 of agent ${agentId}: the version is blocked and cannot take a test call or go live: ${blocked.blocked_reasons[0]}`,
+    );
     expect(await posts()).toEqual([]);
   });
 });

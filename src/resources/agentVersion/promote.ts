@@ -1,25 +1,34 @@
 /**
- * Promotion with proof: an AgentVersion with `promote` publishes only what is live on a staging
- * agent (`promote.from`), compared independently of the environment (`../agent/projection.ts`),
- * and only once that version has proven itself there: live long enough (`soakMinutes`, from the
- * deploy history), on enough finished calls (`minCalls`, calls of the listed origins answered by
- * that version since it went live), with analysis shares within their bounds (`rates`).
+ * Promotion with proof: an AgentVersion with `promote` publishes or puts live only what is live on
+ * a staging agent (`promote.from`), compared independently of the environment
+ * (`../agent/projection.ts`), and only once that version has proven itself there, as the evidence
+ * module judges it (`src/evidence/`): live long enough (`soakMinutes`, from the deploy history), on
+ * enough answered calls (`minCalls`, default 1: calls of the listed origins answered by that
+ * version since it went live that became a conversation and were analysed), with analysis shares
+ * within their bounds (`rates`, each over the calls carrying a value; a rate no call measures is
+ * not met). Missing evidence is never a pass.
  *
- * `check` (preview) reads staging and refuses a difference with what to do next; a shortfall of the
- * proof passes (proof accumulates between a pull request and the production deploy), recorded in
- * the checked inputs (`promoteProof`), which the program warns of at preview (`index.ts`) and the
- * pull-request report shows. `create` reads staging again and refuses a difference or a shortfall
- * before anything is published or put live.
+ * `check` (preview) reads staging and refuses, by field, a difference and a rate naming an analysis
+ * staging does not produce; a proof that falls short passes (proof accumulates between a pull
+ * request and the production deploy), recorded in the checked inputs (`promoteProof`), which the
+ * program warns of at preview (`index.ts`) and the pull-request report shows. A publish and a late
+ * `live: true` are checked alike. At `up`, {@link enforcePromotion} reads staging again before
+ * anything is published or put live, and once more right before the activation when test calls
+ * ran in between (refusing if staging moved or the proof no longer holds).
  */
 import type { ActivationRowT, AgentDetailT, VoiceAgentClient } from "../../client";
 import { AuthError, NotFoundError } from "../../client/errors";
+import { errorFinding, type Judgement, judgementOf, judgeSample, type Requirement } from "../../evidence";
+import { tallyKey } from "../../evidence/requirements";
+import { emptySample, sampleCalls } from "../../evidence/sample";
 import { clientModule } from "../../provider/context";
 import { ExpectedFailure } from "../../provider/failures";
-import { observe } from "../../provider/managed";
+import { editDistance, observe } from "../../provider/managed";
 import { isPlainObject, type Json, type JsonObject } from "../../provider/normalize";
 import type { ProviderContext } from "../../provider/resource";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
-import { CALL_ORIGINS, isFinishedCallStatus } from "../../spec/calls";
+import { DEFAULT_ANALYSIS_GROUP_NAME } from "../../spec/analysis";
+import { CALL_ORIGINS } from "../../spec/calls";
 import { namesOf } from "../agent/names";
 import {
   AGENT_FIELDS,
@@ -62,6 +71,15 @@ interface Promote {
   ignore?: string[];
   apiKey?: string;
   baseUrl?: string;
+}
+
+/** `promote.minCalls` when the program does not set it: a promotion needs one answered call. */
+const DEFAULT_MIN_CALLS = 1;
+
+/** A check failure: the field it names, and why. */
+export interface Refusal {
+  property: string;
+  reason: string;
 }
 
 /** Origins counted when `promote.origins` is not set: every documented one but `api` (tests). */
@@ -220,7 +238,22 @@ async function readStaging(c: VoiceAgentClient, promote: Promote): Promise<Stagi
   return { live, liveSince, config: fullConfig(live) };
 }
 
-/** Counts the calls and the analysis values of staging's live version since it went live. */
+/** The requirements of `promote` for the evidence module: soak, minCalls (default 1), rates. */
+function requirementsOf(promote: Promote): Requirement[] {
+  return [
+    ...((promote.soakMinutes ?? 0) > 0 ? [{ soakMinutes: promote.soakMinutes ?? 0 }] : []),
+    ...((promote.minCalls ?? DEFAULT_MIN_CALLS) > 0
+      ? [{ minCalls: promote.minCalls ?? DEFAULT_MIN_CALLS }]
+      : []),
+    ...(promote.rates ?? []).map((r) => ({ analysis: r.analysis, value: r.value, atMost: r.atMost })),
+  ];
+}
+
+/**
+ * Samples and judges the calls of staging's live version since it went live (`src/evidence/`):
+ * only analysed conversations count, a rate's share is over the calls carrying a value, and
+ * missing evidence is never met. A listing that fails is an `error` verdict, not a pass.
+ */
 async function measure(
   c: VoiceAgentClient,
   promote: Promote,
@@ -228,37 +261,94 @@ async function measure(
   digest: string,
 ): Promise<Proof> {
   const origins = promote.origins ?? [...DEFAULT_ORIGINS];
-  const since = staging.liveSince ? Date.parse(staging.liveSince) : undefined;
-  const rates = (promote.rates ?? []).map((r) => ({ ...r, matching: 0, share: null as number | null }));
-  let calls = 0;
-  // Calls are listed only when the proof counts them.
-  if (since !== undefined && ((promote.minCalls ?? 0) > 0 || rates.length > 0)) {
-    for await (const call of c.calls.list({ origin: origins })) {
-      if (Date.parse(call.created_at) < since) break; // newest first: the rest is older
-      if (call.agent_id !== promote.from || call.agent_version !== staging.live.version) continue;
-      if (!isFinishedCallStatus(call.status)) continue;
-      calls++;
-      for (const r of rates) {
-        const cut = r.analysis.indexOf("/");
-        const group = call.custom_analysis?.[r.analysis.slice(0, cut)];
-        const value = isPlainObject(group) ? group[r.analysis.slice(cut + 1)] : undefined;
-        if (value === r.value) r.matching++;
-      }
-    }
+  const requirements = requirementsOf(promote);
+  const scope = {
+    agentId: promote.from,
+    version: staging.live.version,
+    origins,
+    since: staging.liveSince ?? null,
+  };
+  const now = Date.now();
+  let sample = emptySample(scope, requirements, new Date(now).toISOString());
+  let judgement: Judgement;
+  try {
+    // Calls are listed only when the proof counts them.
+    if (requirements.some((r) => !("soakMinutes" in r))) sample = await sampleCalls(c, scope, requirements);
+    judgement = judgeSample(sample, requirements, now);
+  } catch (err) {
+    judgement = judgementOf([errorFinding(`calls of staging's version ${staging.live.version}`, err)]);
   }
-  for (const r of rates) r.share = calls > 0 ? r.matching / calls : null;
+  const since = staging.liveSince ? Date.parse(staging.liveSince) : undefined;
   return {
     fromAgentId: promote.from,
     fromVersion: staging.live.version,
     liveSince: staging.liveSince ?? null,
-    minutesLive: since === undefined ? null : (Date.now() - since) / 60_000,
-    calls,
-    rates,
+    minutesLive: since === undefined ? null : (now - since) / 60_000,
+    calls: sample.analysed,
+    notCounted:
+      sample.neverConnected +
+      sample.voicemail +
+      sample.awaitingAnalysis +
+      sample.running +
+      sample.unknownStatus,
+    rates: (promote.rates ?? []).map((r) => {
+      const t = sample.tallies[tallyKey(r)] ?? { measured: 0, matching: 0 };
+      return {
+        analysis: r.analysis,
+        value: r.value,
+        atMost: r.atMost,
+        matching: t.matching,
+        measured: t.measured,
+        share: t.measured > 0 ? t.matching / t.measured : null,
+      };
+    }),
     origins,
     soakMinutes: promote.soakMinutes ?? 0,
-    minCalls: promote.minCalls ?? 0,
+    minCalls: promote.minCalls ?? DEFAULT_MIN_CALLS,
     configDigest: digest,
+    verdict: judgement.verdict,
+    findings: judgement.findings,
   };
+}
+
+/**
+ * The analyses staging's live version produces, as calls key them (`"Group/Name"`): every enabled
+ * analysis of every enabled group it attaches; only the Default Analysis group's when its custom
+ * analysis is off (docs/service-decisions.md, "Calls").
+ */
+async function producedAnalyses(c: VoiceAgentClient, live: AgentDetailT): Promise<string[]> {
+  const attached = new Set(live.analysis_group_ids);
+  const customOn = live.call?.custom_analysis_enabled !== false;
+  const out: string[] = [];
+  for await (const g of c.analysis.list()) {
+    if (!attached.has(g.id) || !g.enabled) continue;
+    if (!customOn && g.name !== DEFAULT_ANALYSIS_GROUP_NAME) continue;
+    for (const item of g.items) if (item.enabled) out.push(`${g.name}/${item.name}`);
+  }
+  return out;
+}
+
+/** Why each rate names an analysis staging's live version does not produce (names compared exactly). */
+function rateAnalysisFailures(promote: Promote, staging: Staging, produced: readonly string[]): Refusal[] {
+  const out: Refusal[] = [];
+  (promote.rates ?? []).forEach((r, i) => {
+    if (produced.includes(r.analysis)) return;
+    const property = `promote.rates[${i}].analysis`;
+    const closest = [...produced].sort(
+      (a, b) =>
+        editDistance(a.toLowerCase(), r.analysis.toLowerCase()) -
+        editDistance(b.toLowerCase(), r.analysis.toLowerCase()),
+    )[0];
+    out.push({
+      property,
+      reason:
+        `${property}: staging's live version ${staging.live.version} of agent ${promote.from} produces no analysis ` +
+        `${JSON.stringify(r.analysis)} (no attached, enabled group with that enabled analysis; names are compared exactly)` +
+        `${closest ? `; the closest it has is ${JSON.stringify(closest)}` : "; it produces none"}. ` +
+        "Nothing was written. Next: spell the rate as staging's calls key it, or attach and enable that analysis on staging first.",
+    });
+  });
+  return out;
 }
 
 /** The message of a configuration that differs from staging's live one. */
@@ -276,12 +366,24 @@ function differenceMessage(p: Promote, staging: Staging, found: Difference[], at
   );
 }
 
+/** What a refusal at `up` says was left as it was. */
+const UNTOUCHED = {
+  /** Refused before publishing. */
+  publish:
+    "Nothing was published or put live: what is live stays live (the agent's draft may hold the change; callers never hear a draft). ",
+  /** Refused right before the activation: the version may be published already. */
+  activate: "Nothing was put live: what is live stays live (the version stays published, not live). ",
+} as const;
+
+/** Where a promotion is checked: at preview, before publishing, or right before the activation. */
+type Stage = "preview" | keyof typeof UNTOUCHED;
+
 /** The message of a proof that falls short. */
-function shortfallMessage(p: Proof, lines: { met: string[]; missing: string[] }, atUp: boolean): string {
+function shortfallMessage(p: Proof, lines: { met: string[]; missing: string[] }, stage: Stage): string {
   return (
     `promote: staging's live version ${p.fromVersion} of agent ${p.fromAgentId} has not proven itself yet: ${lines.missing.join("; ")}.` +
     `${lines.met.length ? ` Met: ${lines.met.join("; ")}.` : ""} ` +
-    `${atUp ? "Nothing was published or put live: what is live stays live (the agent's draft may hold the change; callers never hear a draft). " : ""}` +
+    `${stage === "preview" ? "" : UNTOUCHED[stage]}` +
     "Next: let staging take more traffic (and time), then run `pulumi up` again; " +
     "or lower promote.soakMinutes / minCalls / rates if the bar is wrong."
   );
@@ -289,8 +391,8 @@ function shortfallMessage(p: Proof, lines: { met: string[]; missing: string[] },
 
 /** The outcome of a promotion check. */
 interface Evaluation {
-  /** Why production is refused at preview and at `up` (a difference, no live version); empty when it is not. */
-  refusals: string[];
+  /** Why production is refused at preview and at `up` (a difference, no live version, a rate's unknown analysis); empty when it is not. */
+  refusals: Refusal[];
   /** Why `up` refuses while preview passes: the proof falls short; unset when it holds. */
   shortfall?: string;
   /** What staging has shown, when it could be measured. */
@@ -300,14 +402,15 @@ interface Evaluation {
 /**
  * Compares production's configuration (`production`: program spelling, ids of production's
  * workspace; `complete`: every field, else only what it sets is compared) with staging's live one,
- * and measures the proof. `atUp`: the messages say nothing was published.
+ * checks that each rate names an analysis staging produces, and measures the proof. `stage`: what
+ * the messages say was left as it was.
  */
 async function evaluate(
   ctx: ProviderContext,
   promote: Promote,
   production: JsonObject,
   complete: boolean,
-  atUp: boolean,
+  stage: Stage,
 ): Promise<Evaluation> {
   const own = await ctx.client();
   const c = await stagingClient(ctx, promote);
@@ -315,7 +418,7 @@ async function evaluate(
   try {
     staging = await readStaging(c, promote);
   } catch (err) {
-    if (err instanceof PromotionRefused) return { refusals: [err.message] };
+    if (err instanceof PromotionRefused) return { refusals: [{ property: "promote", reason: err.message }] };
     throw err;
   }
   const ignore = promote.ignore ?? [];
@@ -332,11 +435,18 @@ async function evaluate(
   const full = withoutPaths(portableConfig(staging.config, stagingNames), ignore);
   const compared = complete ? full : (observe(AGENT_FIELDS, full, prod) as JsonObject);
   const found = differences(compared, prod);
+  const refusals: Refusal[] = [];
+  if (found.length > 0)
+    refusals.push({
+      property: "promote",
+      reason: differenceMessage(promote, staging, found, stage !== "preview"),
+    });
+  if ((promote.rates ?? []).length > 0)
+    refusals.push(...rateAnalysisFailures(promote, staging, await producedAnalyses(c, staging.live)));
   const proof = await measure(c, promote, staging, configDigest(full));
-  if (found.length > 0) return { refusals: [differenceMessage(promote, staging, found, atUp)], proof };
-  const lines = proofLines(proof);
-  if (lines.missing.length > 0)
-    return { refusals: [], shortfall: shortfallMessage(proof, lines, atUp), proof };
+  if (refusals.length > 0) return { refusals, proof };
+  if (proof.verdict !== "pass")
+    return { refusals: [], shortfall: shortfallMessage(proof, proofLines(proof), stage), proof };
   return { refusals: [], proof };
 }
 
@@ -359,8 +469,8 @@ async function previewConfig(
   return { config: overlay(fullConfig(working), declared), complete: true };
 }
 
-/** At `up`: the configuration of the draft about to be published. */
-async function draftConfig(c: VoiceAgentClient, agentId: string, version: number): Promise<JsonObject> {
+/** At `up`: the configuration of the version about to be published or put live. */
+async function versionConfig(c: VoiceAgentClient, agentId: string, version: number): Promise<JsonObject> {
   return fullConfig(await c.agents.get(agentId, { version }));
 }
 
@@ -380,54 +490,96 @@ export function promotionRecord(p: Proof): Promotion {
     fromVersion: p.fromVersion,
     liveSince: p.liveSince,
     calls: p.calls,
-    rates: p.rates.map((r) => ({ analysis: r.analysis, value: r.value, share: r.share, atMost: r.atMost })),
+    rates: p.rates.map((r) => ({
+      analysis: r.analysis,
+      value: r.value,
+      share: r.share,
+      measured: r.measured,
+      atMost: r.atMost,
+    })),
     configDigest: p.configDigest,
   };
 }
 
-/** Whether this AgentVersion will publish the agent's draft in this deploy (a new one, or a changed configuration). */
-function publishing(olds: Record<string, unknown>, news: Record<string, unknown>): boolean {
+/**
+ * Whether this AgentVersion may publish or put a version live in this deploy: a new one, a changed
+ * configuration, or `live` becoming true on a version not live (a late `live: true`): each is
+ * checked alike. An unknown `live` is counted as going live.
+ */
+function promoting(olds: Record<string, unknown>, news: Record<string, unknown>): boolean {
   if (news.pinnedVersion !== undefined) return false;
-  return (
-    olds.contentHash === undefined || olds.contentHash !== news.contentHash || olds.agentId !== news.agentId
-  );
+  if (
+    olds.contentHash === undefined ||
+    olds.contentHash !== news.contentHash ||
+    olds.agentId !== news.agentId
+  )
+    return true;
+  // `olds` are the last inputs: `live` false there (as declared, or as a refresh found it) going true.
+  return news.live !== false && olds.live === false;
 }
 
 /**
  * The AgentVersion's `check` for `promote`: the input's own failures, then (when this deploy
- * publishes and `from` is known) the comparison with staging, a difference failing the preview.
- * A proof that falls short does not: `proof` (met or not) is what the preview's warning and the
- * pull-request report show, and `create` refuses while it falls short.
+ * publishes or goes live and `from` is known) the comparison with staging and the analyses its
+ * rates name, a difference or an unknown analysis failing the preview by field. A proof that falls
+ * short does not: `proof` (met or not) is what the preview's warning and the pull-request report
+ * show, and `create` / `update` refuse while it falls short.
  */
 export async function checkPromotion(
   ctx: ProviderContext,
   olds: Record<string, unknown>,
   news: Record<string, unknown>,
-): Promise<{ failures: string[]; proof?: Proof }> {
-  const failures = promoteFailures(news.promote, news.pinnedVersion !== undefined);
-  if (failures.length > 0 || news.promote === undefined || !publishing(olds, news)) return { failures };
+): Promise<{ failures: Refusal[]; proof?: Proof }> {
+  const failures = promoteFailures(news.promote, news.pinnedVersion !== undefined).map((reason) => ({
+    property: "promote",
+    reason,
+  }));
+  if (failures.length > 0 || news.promote === undefined || !promoting(olds, news)) return { failures };
   const promote = news.promote as Record<string, unknown>;
   // Known at preview usually (a StackReference output); an unknown is never reported missing.
   if (containsUnknown(promote as Json)) return { failures: [] };
   const config = isPlainObject(news.promoteConfig) ? news.promoteConfig : {};
   const { config: production, complete } = await previewConfig(ctx, news.agentId, config);
-  const { refusals, proof } = await evaluate(ctx, promote as unknown as Promote, production, complete, false);
+  const { refusals, proof } = await evaluate(
+    ctx,
+    promote as unknown as Promote,
+    production,
+    complete,
+    "preview",
+  );
   return proof ? { failures: refusals, proof } : { failures: refusals };
 }
 
 /**
- * The AgentVersion's `create` for `promote`: staging read again and the draft about to be published
- * compared with it; refuses (nothing published, nothing put live) when it differs or the proof
- * falls short. Undefined when there is no `promote`.
+ * At `up`, with `promote`: staging read again and `version`'s configuration (the draft about to be
+ * published, or the version about to go live) compared with staging's live one; refuses when it
+ * differs, a rate names an analysis staging does not produce, or the proof falls short, and, with
+ * `checked` (the proof read before the test calls), when staging's live version moved since.
+ * `stage` says what was left as it was. Undefined when there is no `promote`.
  */
 export async function enforcePromotion(
   ctx: ProviderContext,
-  args: { promote?: unknown; agentId: string; draftVersion: number },
+  args: { promote?: unknown; agentId: string },
+  version: number,
+  stage: "publish" | "activate",
+  checked?: Proof,
 ): Promise<Proof | undefined> {
   if (args.promote === undefined) return undefined;
-  const production = await draftConfig(await ctx.client(), args.agentId, args.draftVersion);
-  const { refusals, shortfall, proof } = await evaluate(ctx, args.promote as Promote, production, true, true);
-  if (refusals.length > 0 || shortfall !== undefined || !proof)
-    throw new PromotionRefused([...refusals, ...(shortfall !== undefined ? [shortfall] : [])].join("\n"));
+  const production = await versionConfig(await ctx.client(), args.agentId, version);
+  const { refusals, shortfall, proof } = await evaluate(
+    ctx,
+    args.promote as Promote,
+    production,
+    true,
+    stage,
+  );
+  const reasons = [...refusals.map((r) => r.reason), ...(shortfall !== undefined ? [shortfall] : [])];
+  if (checked && proof && proof.fromVersion !== checked.fromVersion)
+    reasons.unshift(
+      `promote: staging's live version of agent ${checked.fromAgentId} moved from ${checked.fromVersion} to ` +
+        `${proof.fromVersion} while this deploy ran (after it was checked, before version ${version} went live). ` +
+        `${UNTOUCHED.activate}Next: run \`pulumi up\` again to compare with staging's version ${proof.fromVersion} and its proof.`,
+    );
+  if (reasons.length > 0 || !proof) throw new PromotionRefused(reasons.join("\n"));
   return proof;
 }

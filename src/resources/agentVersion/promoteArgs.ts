@@ -6,9 +6,15 @@ import type * as pulumi from "@pulumi/pulumi";
 
 type In<T> = pulumi.Input<T>;
 
-/** A bound on the share of staging's counted calls whose analysis holds a value. */
+/**
+ * A bound on the share of staging's counted calls holding a value, among those that carry a value
+ * for the analysis. A rate with no such call is not met.
+ */
 export interface PromoteRateArgs {
-  /** `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`. */
+  /**
+   * `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`;
+   * compared exactly with what staging's agent produces (a name it does not produce is refused at preview).
+   */
   analysis: In<string>;
   /** The value counted, e.g. `negative`. */
   value: In<string | number | boolean>;
@@ -22,7 +28,12 @@ export interface PromoteArgs {
   from: In<string>;
   /** Staging's live version has been live at least this long (deploy history). Fractions allowed. Default 0. */
   soakMinutes?: In<number>;
-  /** At least this many finished calls answered by staging's live version since it went live. Default 0. */
+  /**
+   * At least this many calls answered by staging's live version since it went live that became a
+   * conversation and were analysed (a call that never connected, reached voicemail or awaits its
+   * analysis does not count; docs/service-decisions.md, "Calls as evidence"). Default 1: `0` promotes
+   * without a call.
+   */
   minCalls?: In<number>;
   /** Bounds on analysis shares over those calls. Default: none. */
   rates?: In<In<PromoteRateArgs>[]>;
@@ -50,10 +61,19 @@ export interface Promotion {
   fromVersion: number;
   /** When that version went live in staging (the deploy history's `at`). */
   liveSince: string | null;
-  /** Finished calls of the counted origins it answered since. */
+  /** Calls of the counted origins it answered since that became a conversation and were analysed. */
   calls: number;
-  /** Each rate's share over those calls (`null` with no calls) and its bound. */
-  rates: { analysis: string; value: string | number | boolean; share: number | null; atMost: number }[];
+  /**
+   * Each rate's share over the counted calls that carry a value for its analysis (`measured`; a
+   * missing key or `null` is no value), and its bound.
+   */
+  rates: {
+    analysis: string;
+    value: string | number | boolean;
+    share: number | null;
+    measured: number;
+    atMost: number;
+  }[];
   /** Digest of the compared configuration (fields in `ignore` left out): the same on both sides. */
   configDigest: string;
 }

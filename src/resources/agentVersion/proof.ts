@@ -1,17 +1,23 @@
 /**
  * What staging's live version has shown (the proof of a promotion), and each requirement of
  * `promote`, met or not, in words: shared by the provider's refusal at `up`, the preview's warning
- * (the program side, `index.ts`) and the pull-request report's Promotion line. No I/O.
+ * (the program side, `index.ts`) and the pull-request report's Promotion line. The counting and the
+ * judging are the evidence module's (`src/evidence/`): only analysed conversations count, a rate's
+ * share is over the calls that carry a value, and missing evidence is never met. No I/O.
  */
+import type { Finding, Verdict } from "../../evidence/verdict";
+import { metAndMissing } from "../../evidence/words";
 
-/** The share of counted calls whose analysis holds a value, against its bound. */
+/** A rate's share among the counted calls that carry a value for its analysis, against its bound. */
 interface RateProof {
   analysis: string;
   value: string | number | boolean;
   atMost: number;
   /** Calls whose analysis holds the value. */
   matching: number;
-  /** matching / calls; `null` with no calls. */
+  /** Counted calls that carry a value for the analysis (the share's denominator). */
+  measured: number;
+  /** matching / measured; `null` when no call carries a value. */
   share: number | null;
 }
 
@@ -22,8 +28,10 @@ export interface Proof {
   /** When it went live (the deploy history's `at`), when the history shows it. */
   liveSince: string | null;
   minutesLive: number | null;
-  /** Finished calls of the counted origins answered by that version since it went live. */
+  /** Calls of the counted origins answered by that version since it went live that became a conversation and were analysed. */
   calls: number;
+  /** Calls of that version left out of every count: never connected, voicemail, awaiting analysis, still running, unknown status. */
+  notCounted: number;
   rates: RateProof[];
   /** The origins counted. */
   origins: string[];
@@ -31,40 +39,15 @@ export interface Proof {
   minCalls: number;
   /** The digest of the compared configuration (ignored fields left out): equal on both sides. */
   configDigest: string;
+  /** The evidence's verdict: only `pass` promotes. */
+  verdict: Verdict;
+  /** Each requirement judged (`src/evidence/judge.ts`). */
+  findings: Finding[];
 }
 
-const pct = (share: number) => `${Math.round(share * 1000) / 10}%`;
-const minutes = (m: number) => (m >= 10 ? String(Math.floor(m)) : String(Math.floor(m * 100) / 100));
-
 /** Each requirement of the proof, met or not, in words. */
-export function proofLines(p: Proof): { met: string[]; missing: string[] } {
-  const met: string[] = [];
-  const missing: string[] = [];
-  if (p.soakMinutes > 0) {
-    const live = p.minutesLive === null ? undefined : minutes(p.minutesLive);
-    if (p.minutesLive !== null && p.minutesLive >= p.soakMinutes)
-      met.push(`live ${live} minutes (at least ${minutes(p.soakMinutes)})`);
-    else
-      missing.push(
-        `live ${live ?? "for an unknown time (no deploy-history row)"} of ${minutes(p.soakMinutes)} minutes`,
-      );
-  }
-  if (p.minCalls > 0) {
-    const origins = `origins ${p.origins.join(", ")}`;
-    if (p.calls >= p.minCalls) met.push(`${p.calls} calls (at least ${p.minCalls}; ${origins})`);
-    else missing.push(`${p.calls} of ${p.minCalls} calls (${origins})`);
-  }
-  for (const r of p.rates) {
-    const what = `${r.analysis} = ${JSON.stringify(r.value)}`;
-    // A rate is measured on the calls `minCalls` asks for: with none asked and none made, it holds.
-    if (r.share === null)
-      (p.minCalls > 0 ? missing : met).push(`${what}: no calls to measure (at most ${pct(r.atMost)})`);
-    else
-      (r.share <= r.atMost ? met : missing).push(
-        `${what} on ${r.matching} of ${p.calls} calls (${pct(r.share)}, at most ${pct(r.atMost)})`,
-      );
-  }
-  return { met, missing };
+export function proofLines(p: Pick<Proof, "findings">): { met: string[]; missing: string[] } {
+  return metAndMissing(p);
 }
 
 /**
@@ -73,7 +56,7 @@ export function proofLines(p: Proof): { met: string[]; missing: string[] } {
  */
 export function shortfallWarning(p: Proof): string | undefined {
   const { missing } = proofLines(p);
-  if (missing.length === 0) return undefined;
+  if (missing.length === 0 && p.verdict === "pass") return undefined;
   return (
     `promotion from agent ${p.fromAgentId} version ${p.fromVersion} not yet proven: ${missing.join("; ")}; ` +
     "`pulumi up` will refuse until it is"

@@ -38,6 +38,7 @@ import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
 import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from "./promote";
 import type { Promotion } from "./promoteArgs";
+import type { Proof } from "./proof";
 import { configurationDigest, reuseCandidates } from "./reuse";
 import { type RolledBack, takenOffAir } from "./rollback";
 import { Verification, VerifySpec, verifyBeforeLive, verifyFailures } from "./verify";
@@ -222,6 +223,22 @@ async function goLive(c: VoiceAgentClient, agentId: string, version: number): Pr
   }
 }
 
+/**
+ * With `promote`, right before `version` goes live: when test calls ran since `checked` was read
+ * (they take up to `verify.timeoutSeconds`), staging and its proof are read again, and the
+ * activation is refused if staging moved or the proof no longer holds. Otherwise `checked` stands.
+ */
+async function promotionBeforeLive(
+  ctx: ProviderContext,
+  args: VersionInputs,
+  version: number,
+  checked: Proof | undefined,
+  verification: Verification | undefined,
+): Promise<Proof | undefined> {
+  if (!checked || !verification) return checked;
+  return enforcePromotion(ctx, args, version, "activate", checked);
+}
+
 /** Label and notes, when the program sets them and the version holds something else. */
 async function syncMetadata(
   c: VoiceAgentClient,
@@ -299,20 +316,25 @@ async function choose(
   promotion?: Promotion;
 }> {
   // Promotion: staging read again, and refused before anything is published or put live.
-  const proof = args.pinnedVersion === undefined ? await enforcePromotion(ctx, args) : undefined;
+  const checked =
+    args.pinnedVersion === undefined
+      ? await enforcePromotion(ctx, args, args.draftVersion, "publish")
+      : undefined;
+  let proof = checked;
   const { detail: chosen, origin } =
     args.pinnedVersion !== undefined
       ? {
           detail: await c.agents.get(args.agentId, { version: args.pinnedVersion }),
           origin: "pinned" as const,
         }
-      : await publishOrReuse(c, args, proof && promotedNotes(proof));
+      : await publishOrReuse(c, args, checked && promotedNotes(checked));
   let detail = await syncMetadata(c, args, chosen);
   let activation = "none";
   let verification: Verification | undefined;
   if (args.live && !chosen.is_live) {
     // With `verify`, test calls pinned to the version decide whether it goes live (verify.ts).
     verification = await verifyBeforeLive(c, args.agentId, args.verify, chosen);
+    proof = await promotionBeforeLive(ctx, args, chosen.version, checked, verification);
     activation = await goLive(c, args.agentId, chosen.version);
     detail = { ...detail, is_live: true };
   }
@@ -390,7 +412,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     failures.push(...verifyFailures(news.verify));
     failures.push(...watchFailures(news.watch), ...reinstateFailures(news.reinstate));
     const promotion = await checkPromotion(ctx, olds, news);
-    failures.push(...promotion.failures.map((reason) => ({ property: "promote", reason })));
+    failures.push(...promotion.failures);
     // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).
     const checked = promotion.proof ? { ...news, promoteProof: promotion.proof } : news;
     return { inputs: checked, failures };
@@ -481,6 +503,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     let activation = before.activation;
     let verification = before.verification;
     let rolledBack: RolledBack | undefined;
+    let promotion: Promotion | undefined;
     if (args.live && !detail.is_live) {
       if (wasTakenOffAir(before, olds, news)) {
         // Taken off air since this stack put it live: it stays off air (the program asks again with
@@ -493,13 +516,23 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
           before.rolledBack,
         );
       } else {
+        // A late `live: true` is promoted like a publish: checked before its test calls, and again
+        // right before the activation when they ran.
+        const checked = await enforcePromotion(ctx, args, before.version, "activate");
         verification = await verifyBeforeLive(c, args.agentId, args.verify, detail);
+        const proof = await promotionBeforeLive(ctx, args, before.version, checked, verification);
         activation = await goLive(c, args.agentId, before.version);
         detail = { ...detail, is_live: true };
+        if (proof) promotion = promotionRecord(proof);
       }
     }
-    // What was promoted stays on record: a label, notes or live change publishes nothing.
-    const kept = olds.promotion !== undefined ? { ...news, promotion: olds.promotion } : news;
+    // What was promoted stays on record: a label or notes change publishes nothing.
+    const kept =
+      promotion !== undefined
+        ? { ...news, promotion }
+        : olds.promotion !== undefined
+          ? { ...news, promotion: olds.promotion }
+          : news;
     return { outs: outputs(kept, detail, before.origin, activation, verification, rolledBack) };
   },
 

@@ -18,6 +18,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { CallT, VoiceAgentClient } from "../../client";
+import { isSettled as settled } from "../../evidence/calls";
 import { ExpectedFailure, failure } from "../../provider/failures";
 import { canonicalJson, contentHash, deepEqual, type Json } from "../../provider/normalize";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
@@ -170,39 +171,44 @@ const placed = (call: VerifyCall) => ({
   metadata: call.metadata ?? null,
 });
 
-/** What names one check: the test call's place in the list and the verification it belongs to. */
+/** What names one check: the version verified, its own go-live history and the attempt. */
 interface CheckIdentity {
   agentId: string;
   /** The uuid of the version verified. */
   versionId: string;
-  /** The id of the newest row of the agent's deploy history when the verification began ("none"). */
+  /**
+   * The id of the newest deploy-history row that put this version live ("none" when it never was
+   * live): the same until this version goes live again, whatever other versions do.
+   */
   occasion: string;
   /** `verify.attempt`. */
   attempt: number;
 }
 
 /**
- * The Idempotency-Key of test call `index` of a verification: a UUID (version 8, name-based)
- * derived from the agent, the version's uuid, the call's index, a digest of what is placed (number,
- * variables, metadata), the attempt, and the occasion: the newest deploy-history row when the
- * verification began, which stays the same until a version goes live. So the same check of the same
- * version before the same go-live always has the same key, and the service answers a repeated
- * place with the call already placed (an interrupted or retried `up`); a new version, a changed
- * call, a raised `attempt`, or a later go-live of the same version (a verified rollback) places a
- * new one. The expectation is not part of it: changing it judges the same calls again.
+ * The Idempotency-Key of a test call: a UUID (version 8, name-based) derived from the agent, the
+ * version's uuid, a digest of what is placed (number, variables, metadata), which occurrence of an
+ * identical call it is (`occurrence`: 0 for the first call placing exactly this, 1 for the next),
+ * the attempt, and the occasion: this version's newest go-live row, which stays the same until
+ * this version goes live. So the same check of the same version always has the same key, and the
+ * service answers a repeated place with the call already placed (an interrupted or retried `up`,
+ * a call added in front of it, another version's activation or a dashboard rollback in between);
+ * a new version, a changed call (its metadata too), a raised `attempt`, or a later go-live of this
+ * version (a verified rollback) places a new one. The expectation is not part of it: changing it
+ * judges the same calls again.
  */
-export function testCallKey(id: CheckIdentity, index: number, call: VerifyCall): string {
+export function testCallKey(id: CheckIdentity, occurrence: number, call: VerifyCall): string {
   const digest = contentHash(placed(call));
   const h = createHash("sha256")
     .update(
       [
-        "pulumi-voice-agent/verify",
+        "pulumi-voice-agent/verify/2",
         id.agentId,
         id.versionId,
         id.occasion,
         String(id.attempt),
-        String(index),
         digest,
+        String(occurrence),
       ].join("\n"),
     )
     .digest();
@@ -212,12 +218,26 @@ export function testCallKey(id: CheckIdentity, index: number, call: VerifyCall):
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** Statuses of a call still in progress (the set of statuses is open: anything else has finished). */
+/** For each call, which occurrence of an identical placed call it is (0, 1, ... in list order). */
+export function occurrences(calls: readonly VerifyCall[]): number[] {
+  const seen = new Map<string, number>();
+  return calls.map((call) => {
+    const digest = contentHash(placed(call));
+    const n = seen.get(digest) ?? 0;
+    seen.set(digest, n + 1);
+    return n;
+  });
+}
+
+/** Statuses of a call still in progress. */
 const IN_PROGRESS: ReadonlySet<string> = new Set(CALL_STATUSES_ACTIVE);
 
-/** True when the call has finished and its analysis is in (`custom_analysis` is null until then). */
+/**
+ * True when nothing more will come of the call (`src/evidence/calls.ts`): finished, and analysed
+ * when an analysis is due; a call that never connected is settled with or without one.
+ */
 export function isSettled(call: CallT): boolean {
-  return !IN_PROGRESS.has(call.status) && call.custom_analysis !== null;
+  return settled(call);
 }
 
 const show = (v: unknown): string => (v === undefined ? "no value" : JSON.stringify(v));
@@ -230,12 +250,22 @@ interface Shortfall {
   got: string;
 }
 
-/** Judges one finished call against its expectations. */
+/**
+ * Judges one finished call against its expectations; with `pinned`, a call answered by another
+ * version than the one it was pinned to fails (it is no evidence of that version).
+ */
 export function judge(
   call: CallT,
   spec: VerifyCall,
+  pinned?: number,
 ): { shortfalls: Shortfall[]; checked: Record<string, Record<string, Json>> } {
   const shortfalls: Shortfall[] = [];
+  if (pinned !== undefined && call.agent_version !== pinned)
+    shortfalls.push({
+      what: "version",
+      expected: `version ${pinned} (the call was pinned to it)`,
+      got: `version ${call.agent_version}`,
+    });
   const statuses = spec.expect?.status ?? DEFAULT_EXPECTED_STATUS;
   const accepted = Array.isArray(statuses) ? statuses : [statuses];
   if (!accepted.includes(call.status)) {
@@ -327,6 +357,7 @@ async function runVerification(
   const started = now();
   const what = `version ${target.version} of agent ${target.agentId}`;
 
+  const occurrence = occurrences(spec.calls);
   const placedCalls = await Promise.all(
     spec.calls.map(async (call, index) => {
       try {
@@ -338,7 +369,7 @@ async function runVerification(
             ...(call.variables === undefined ? {} : { variables: call.variables }),
             ...(call.metadata === undefined ? {} : { metadata: call.metadata }),
           },
-          { idempotencyKey: testCallKey({ ...target, attempt }, index, call) },
+          { idempotencyKey: testCallKey({ ...target, attempt }, occurrence[index] ?? 0, call) },
         );
       } catch (err) {
         throw new Error(
@@ -394,7 +425,7 @@ async function runVerification(
   const failing: string[] = [];
   spec.calls.forEach((callSpec, i) => {
     const call = settled.get(i) as CallT;
-    const { shortfalls, checked } = judge(call, callSpec);
+    const { shortfalls, checked } = judge(call, callSpec, target.version);
     calls.push({
       id: call.id,
       toNumber: callSpec.toNumber,
@@ -427,9 +458,9 @@ const liveNote = (t: VerifyTarget): string =>
 /**
  * The hook before a version goes live: with `verify` set, runs the verification of `detail`'s
  * version (pinned to it, while the agent's live version is `detail.live_version`) and returns the
- * output `verification`; without it, nothing. Reads the newest deploy-history row first (one
- * request: the occasion of the test calls' keys). Throws when the verification does not pass.
- * A blocked version places no call: it cannot go live, and the activation says why.
+ * output `verification`; without it, nothing. Reads the deploy history first for this version's
+ * newest go-live row (the occasion of the test calls' keys). Throws when the verification does not
+ * pass, and for a blocked version (it places no call and cannot go live), naming its reasons.
  */
 export async function verifyBeforeLive(
   c: VoiceAgentClient,
@@ -438,8 +469,18 @@ export async function verifyBeforeLive(
   detail: { version: number; version_id: string; live_version: number | null; blocked_reasons: string[] },
   timing?: VerifyTiming,
 ): Promise<Verification | undefined> {
-  if (!verify || detail.blocked_reasons.length > 0) return undefined;
-  const newest = await c.versions.activations(agentId).find(() => true);
+  if (!verify) return undefined;
+  if (detail.blocked_reasons.length > 0)
+    throw new VerificationFailed(
+      `Verification of version ${detail.version} of agent ${agentId}: the version is blocked and cannot take a test call ` +
+        `or go live: ${detail.blocked_reasons.join("; ")}. Nothing was put live; ` +
+        `${detail.live_version === null ? "the agent has no live version" : `version ${detail.live_version} stays live`}. ` +
+        "Next: fix what blocks it (a retired model, a withdrawn voice, a deleted knowledge base) in the program and `pulumi up` again.",
+    );
+  // This version's own newest go-live row (deploy history, newest first): other versions' do not count.
+  const newest = await c.versions
+    .activations(agentId)
+    .find((row) => row.version === detail.version && row.action !== "deactivate");
   return runVerification(
     c,
     {
