@@ -252,6 +252,28 @@ describe("check: watch and reinstate", () => {
     expect(unknown.failures ?? []).toEqual([]);
   });
 
+  test("a rate naming an analysis no group of the workspace has is refused at preview, with the closest", async () => {
+    const misspelt = {
+      rates: [{ analysis: "Default Analysis/User Sentimnet", value: "negative", atMost: 0.2 }],
+    };
+    const r = await versions.check(
+      {},
+      { agentId: "a", draftVersion: 0, documentRevision: 1, watch: misspelt },
+    );
+    expect(r.failures).toEqual([
+      {
+        property: "watch.rates[0].analysis",
+        reason: expect.stringContaining(
+          'no enabled analysis group of this workspace has an enabled analysis "Default Analysis/User Sentimnet" (names are compared exactly, as calls key them); the closest is "Default Analysis/User Sentiment"',
+        ),
+      },
+    ]);
+    // Unchanged since the last deploy: not read again (a no-op preview reads nothing).
+    await clearRequestLog(emu);
+    await versions.check({ watch }, { agentId: "a", draftVersion: 0, documentRevision: 1, watch });
+    expect(await requestLog(emu)).toEqual([]);
+  });
+
   test("a change of watch alone is recorded: no request", async () => {
     const s = await twoVersions();
     const watched = { ...s.inputs, watch };

@@ -42,7 +42,7 @@ import type { Proof } from "./proof";
 import { configurationDigest, reuseCandidates } from "./reuse";
 import { type RolledBack, takenOffAir } from "./rollback";
 import { Verification, VerifySpec, verifyBeforeLive, verifyFailures } from "./verify";
-import { reinstateFailures, watchFailures } from "./watch";
+import { reinstateFailures, watchAnalysisFailures, watchFailures } from "./watch";
 
 /** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
 const OWN_INPUTS = [
@@ -411,6 +411,13 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     }
     failures.push(...verifyFailures(news.verify));
     failures.push(...watchFailures(news.watch), ...reinstateFailures(news.reinstate));
+    // A new or changed `watch` names analyses the workspace has (one listing; a no-op preview reads nothing).
+    if (
+      news.watch !== undefined &&
+      !containsUnknown(news.watch) &&
+      !deepEqual(olds.watch ?? null, news.watch)
+    )
+      failures.push(...(await watchAnalysisFailures(await ctx.client(), news.watch)));
     const promotion = await checkPromotion(ctx, olds, news);
     failures.push(...promotion.failures);
     // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).

@@ -6,7 +6,9 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import type { VoiceAgentClient } from "../../client";
 import { failure } from "../../provider/failures";
+import { editDistance } from "../../provider/managed";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
 import { CALL_ORIGINS } from "../../spec/calls";
 import { parseWith } from "../../spec/issues";
@@ -72,6 +74,44 @@ export function watchFailures(value: unknown): pulumi.dynamic.CheckFailure[] {
   return parsed.issues
     .filter((i) => !dependsOnUnknown(i.field, i.code, unknowns))
     .map((i) => failure(i, i.field === "body" ? "watch" : i.field));
+}
+
+/**
+ * Why each analysis rate of `watch` names an analysis no enabled group of the workspace has (names
+ * compared exactly, as calls key them): such a rate never measures a call, so the watch would stay
+ * inconclusive for ever. Read at preview when `watch` is new or changed (one listing of the
+ * analysis library); values unknown at preview are left alone.
+ */
+export async function watchAnalysisFailures(
+  c: VoiceAgentClient,
+  value: unknown,
+): Promise<pulumi.dynamic.CheckFailure[]> {
+  const parsed = WatchSpec.safeParse(value);
+  if (!parsed.success) return [];
+  const rates = parsed.data.rates.flatMap((r, i) => ("analysis" in r ? [{ i, analysis: r.analysis }] : []));
+  if (rates.length === 0) return [];
+  const produced: string[] = [];
+  for await (const g of c.analysis.list()) {
+    if (!g.enabled) continue;
+    for (const item of g.items) if (item.enabled) produced.push(`${g.name}/${item.name}`);
+  }
+  return rates
+    .filter((r) => !produced.includes(r.analysis))
+    .map(({ i, analysis }) => {
+      const property = `watch.rates[${i}].analysis`;
+      const closest = [...produced].sort(
+        (a, b) =>
+          editDistance(a.toLowerCase(), analysis.toLowerCase()) -
+          editDistance(b.toLowerCase(), analysis.toLowerCase()),
+      )[0];
+      return {
+        property,
+        reason:
+          `${property}: no enabled analysis group of this workspace has an enabled analysis ${JSON.stringify(analysis)} ` +
+          `(names are compared exactly, as calls key them)${closest ? `; the closest is ${JSON.stringify(closest)}` : ""}: ` +
+          "no call would ever carry it, and the watch would never judge this rate",
+      };
+    });
 }
 
 /** The `watch` input as the state records it, parsed; a message naming the field when it is not valid. */
