@@ -23,10 +23,11 @@
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { closeDispatchers, VoiceAgentClient } from "../src/client";
+import type { TrafficRequest } from "../src/emulator";
 import type { PreviewJson } from "../src/gitops/preview";
 import { watchPass } from "../src/gitops/watch";
 import { TYPE_PREFIX } from "../src/resources/typeNames";
-import { controlCall } from "../test/support/control";
+import { resetEmulator, traffic as placeTraffic } from "../test/support/control";
 import {
   clearRequestLog,
   countCalls,
@@ -101,9 +102,8 @@ function refreshOf(versions: { agentId: string; version: number }[]): PreviewJso
   };
 }
 
-async function traffic(emu: Emulator, body: Record<string, unknown>): Promise<void> {
-  const r = await controlCall(emu, "POST", "/_emulator/traffic", body);
-  if (r.status !== 201) throw new Error(`traffic: ${r.status} ${JSON.stringify(r.body)}`);
+async function traffic(emu: Emulator, body: TrafficRequest): Promise<void> {
+  await placeTraffic(emu, body);
 }
 
 /** 1. Time from the bad version's activation to the previous version back live, in (scaled-back) seconds. */
@@ -178,7 +178,7 @@ async function timeToRollback(): Promise<void> {
 
 /** 2. Requests of one pass over `n` watched agents with 30 calls each. */
 async function requestsPerPass(emu: Emulator, c: VoiceAgentClient, n: number): Promise<void> {
-  await controlCall(emu, "POST", "/_emulator/reset");
+  await resetEmulator(emu);
   const versions = await agents(c, n, `rpp ${n}`);
   for (const v of versions) {
     await c.versions.activate(v.agentId, 1);

@@ -89,8 +89,15 @@ done
 log "$(pulumi version) at $PVA_PULUMI_DIR/bin"
 
 # 4. The package itself, and its commands on node_modules/.bin (npm links a package's bins for its
-#    dependents, not for itself), so `npx voice-agent-emulator` works in this repository too.
-npx tsc -p tsconfig.build.json
+#    dependents, not for itself), so `npx voice-agent-emulator` works in this repository too. Built
+#    into a fresh folder that then replaces dist/, so dist/ holds nothing a removed source left
+#    behind (npm pack packs all of it); `npm pack` outside the tests does the same (`prepack`).
+rm -rf dist.build
+npx tsc -p tsconfig.build.json --outDir dist.build
+rm -rf dist.old
+[ ! -d dist ] || mv dist dist.old
+mv dist.build dist
+rm -rf dist.old
 node -e 'for (const [name, file] of Object.entries(require("./package.json").bin)) console.log(name, file)' |
   while read -r name file; do
     chmod +x "$file"

@@ -1,6 +1,7 @@
 /**
  * The split of the test files between the vitest projects (test/support/projects.json): every file
- * that launches the Pulumi CLI is in `e2e`, and every other file in `unit`, so that
+ * that launches the Pulumi CLI (or installs the packed package into a fresh project) is in `e2e`,
+ * and every other file in `unit`, so that
  * `npm run test:unit` needs no toolchain and stays fast.
  */
 import { globSync, readFileSync } from "node:fs";
@@ -10,9 +11,13 @@ import { REPO_ROOT } from "./support/pulumi";
 
 const files = (globs: string[]) => new Set(globs.flatMap((g) => globSync(g, { cwd: REPO_ROOT })));
 
-/** What makes a file launch `pulumi`: the harness that runs the CLI, or a direct spawn of it. */
+/**
+ * What makes a file launch `pulumi`: the harness that runs the CLI, or a direct spawn of it; or
+ * install the packed package into a fresh project (`installTarball`: minutes of npm, as the e2e
+ * tests of what users run do).
+ */
 const LAUNCHES_PULUMI =
-  /\b(PulumiProject|newProject|spawnPulumi|toolchainBin|pulumiEnvironment|installedPackageDir)\b|\b(spawn|spawnSync|execFile|execFileSync)\(\s*["'`]pulumi["'`]/;
+  /\b(PulumiProject|newProject|spawnPulumi|toolchainBin|pulumiEnvironment|installedPackageDir|installTarball)\b|\b(spawn|spawnSync|execFile|execFileSync)\(\s*["'`]pulumi["'`]/;
 
 describe("vitest projects", () => {
   const all = files(projects.all);

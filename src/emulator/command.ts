@@ -28,6 +28,8 @@ options:
                                can reach the port can change or wipe the emulator's state
   --port N                     port, 0 to 65535 (default 8787; 0 picks a free port)
   --db FILE                    keep the state in this SQLite file (default: in memory)
+  --seed FILE                  a JSON file of the agents, knowledge bases, analysis groups and
+                               numbers each workspace holds from the start and after every reset
   --workspace NAME:KEY         a workspace and its API key; repeat for more (default: one workspace
                                'default' with key 'va_test_local')
   --rate-limit N               requests per key in the rate-limit window (default ${DEFAULT_RATE_LIMIT}; 0 disables)
@@ -50,6 +52,8 @@ export interface CliOptions {
   port: number;
   /** SQLite file, when the state is kept on disk. */
   db?: string;
+  /** JSON seed file. */
+  seed?: string;
   /** Workspaces and keys (empty: the default workspace). */
   workspaces: WorkspaceConfig[];
   /** Requests per key in the window (0: no limit). */
@@ -98,6 +102,7 @@ export function parseArgs(argv: string[]): CliOptions | "help" {
     out.port = Number(v);
   }
   if (values.db !== undefined) out.db = values.db;
+  if (values.seed !== undefined) out.seed = values.seed;
   for (const v of values.workspace ?? []) {
     const colon = v.indexOf(":");
     if (colon <= 0 || colon === v.length - 1) throw new Error(`--workspace must be NAME:KEY, got '${v}'`);
@@ -139,6 +144,7 @@ function parse(argv: string[]) {
       "allow-remote": { type: "boolean" },
       port: { type: "string" },
       db: { type: "string" },
+      seed: { type: "string" },
       workspace: { type: "string", multiple: true },
       "rate-limit": { type: "string" },
       "rate-window-seconds": { type: "string" },
@@ -174,6 +180,7 @@ async function run(argv: string[]): Promise<void> {
     host: opts.host,
     port: opts.port,
     db: opts.db,
+    seed: opts.seed,
     workspaces: opts.workspaces,
     rateLimitPerMinute: opts.rateLimitPerMinute,
     rateWindowMs: opts.rateWindowMs,
@@ -182,6 +189,7 @@ async function run(argv: string[]): Promise<void> {
   process.stdout.write(`voice-agent emulator listening on ${emu.url}\n`);
   for (const w of emu.workspaces) process.stdout.write(`workspace ${w.name}: key ${w.key}\n`);
   process.stdout.write(opts.db ? `state: ${opts.db}\n` : "state: in memory\n");
+  if (opts.seed) process.stdout.write(`seed: ${opts.seed}\n`);
   const stop = () => {
     void emu.close().then(() => process.exit(0));
   };

@@ -3,8 +3,8 @@
  * faults, rate limit or logging apply.
  */
 import { z } from "zod";
-import { normalizeE164, parseWith, placeCallIssues } from "../spec";
-import { CallOutcomesBody, type CallRuntime, ControlCallBody, WebhookBody } from "./calls";
+import { CALL_ORIGINS, normalizeE164, parseWith, placeCallIssues } from "../spec";
+import { CallOutcomesBody, type CallRuntime, ControlCallBody, callView, WebhookBody } from "./calls";
 import type { EmulatorSettings, Result } from "./context";
 import type { Faults } from "./faults";
 import { FaultConfig } from "./faults";
@@ -12,9 +12,14 @@ import { apiError, invalidRequest, validationError } from "./http";
 import type { RateLimiter } from "./rateLimit";
 import type { RequestLog } from "./requestLog";
 import { Router } from "./router";
-import { agentDetail, newVersion, representativeVersion } from "./routes/agents";
+import { agentDetail, newVersion, representativeVersion, versionRow } from "./routes/agents";
+import { view as groupView } from "./routes/analysis";
 import { placeCall, placedAnswer } from "./routes/calls";
-import { newId, type State, type WorkspaceState } from "./state";
+import { chatView, endChat, startChat } from "./routes/chats";
+import { view as kbView } from "./routes/knowledgeBases";
+import { view as widgetView } from "./routes/widget";
+import { newId, type State, type VersionRecord, type WorkspaceState } from "./state";
+import { assignMix, TrafficBody, trafficDirection } from "./traffic";
 
 /** What the control API acts on. */
 export interface ControlDeps {
@@ -33,6 +38,11 @@ const ToolBody = z.strictObject({
 });
 const NumberBody = z.strictObject({ number: z.string().min(1) });
 const TemplateBody = z.strictObject({ name: z.string().min(1), language: z.string().min(1) });
+const ChatBody = z.strictObject({
+  agent_id: z.guid(),
+  origin: z.enum(CALL_ORIGINS).optional(),
+  version: z.int().min(0).optional(),
+});
 
 function parse<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const r = parseWith(schema, body);
@@ -191,6 +201,99 @@ router.add("DELETE", "/_emulator/requests", (d) => {
   d.log.clear();
   return { status: 204 };
 });
+
+router.add("POST", "/_emulator/traffic", (d, _p, body) => {
+  const b = parse(TrafficBody, body);
+  const { ws } = agentAnywhere(d, b.agent_id);
+  const origin = b.origin ?? "inbound";
+  const direction = trafficDirection(origin, b.direction);
+  const mix = b.mix ?? [];
+  const plan = assignMix(mix, b.count, b.seed);
+  // Every call is checked as the first one is (same agent, same version): a refusal places none.
+  const calls = plan.map((k) => {
+    const entry = mix[k];
+    const call = placeCall(d.state, d.settings, d.calls, ws, {
+      agent_id: b.agent_id,
+      version: b.version,
+      direction,
+      origin,
+      ...(entry
+        ? {
+            rule: {
+              status: entry.status,
+              duration_seconds: entry.duration_seconds,
+              analysis: entry.analysis,
+            },
+          }
+        : {}),
+    });
+    return { id: call.id, status: "started" };
+  });
+  return { status: 201, body: { count: calls.length, calls }, headers: { "X-Workspace": ws.name } };
+});
+
+router.add("POST", "/_emulator/chats", (d, _p, body) => {
+  const b = parse(ChatBody, body);
+  const { ws } = agentAnywhere(d, b.agent_id);
+  const chat = startChat(d.state, ws, {
+    agent_id: b.agent_id,
+    origin: b.origin ?? "widget",
+    version: b.version,
+  });
+  return { status: 201, body: chatView(chat), headers: { "X-Workspace": ws.name } };
+});
+
+router.add("POST", "/_emulator/chats/:chat_id/end", (d, p) => {
+  for (const ws of d.state.workspaces.values()) {
+    const chat = ws.chats.get(p.chat_id as string);
+    if (chat) return { status: 200, body: chatView(endChat(d.state, ws, chat)) };
+  }
+  throw apiError(404, "chat_not_found", `chat_id: no chat '${p.chat_id}'`, { param: "chat_id" });
+});
+
+router.add("GET", "/_emulator/health", (d) => ({
+  status: 200,
+  body: { status: "ok", workspaces: [...d.state.workspaces.keys()] },
+}));
+
+router.add("GET", "/_emulator/state", (d) => ({ status: 200, body: snapshot(d) }));
+
+/** `GET /_emulator/state` answer. */
+export type EmulatorSnapshot = ReturnType<typeof snapshot>;
+
+/**
+ * `GET /_emulator/state`: what each workspace holds, as the API would show it (each agent at its
+ * latest version, with its versions, deploy history, widget and webhook; calls as they are now),
+ * and what the catalogue has retired or withdrawn. No key appears in it.
+ */
+function snapshot(d: ControlDeps) {
+  const at = Date.now();
+  return {
+    workspaces: [...d.state.workspaces.values()].map((ws) => ({
+      name: ws.name,
+      id: ws.id,
+      numbers: ws.numbers,
+      whatsapp_numbers: ws.whatsapp_numbers,
+      whatsapp_templates: ws.templates,
+      custom_tools: ws.custom_tools,
+      agents: [...ws.agents.values()].map((agent) => ({
+        ...agentDetail(d.state, ws, agent, agent.versions.at(-1) as VersionRecord),
+        versions: agent.versions.map((v) => versionRow(d.state, ws, agent, v)),
+        activations: agent.activations,
+        widget: agent.widget ? widgetView(agent.widget) : null,
+        webhook_url: agent.webhook_url ?? null,
+      })),
+      knowledge_bases: [...ws.kbs.values()].map((kb) => kbView(kb)),
+      analysis_groups: [...ws.groups.values()].map(groupView),
+      calls: [...ws.calls.values()].map((c) => callView(c, at, d.settings.baseUrl)),
+      chats: [...ws.chats.values()].map(chatView),
+    })),
+    retired_models: d.state.catalogue.models.filter((m) => m.retired).map((m) => m.id),
+    withdrawn_voices: d.state.catalogue.voices
+      .filter((v) => v.withdrawn)
+      .map((v) => ({ provider: v.provider, voice_id: v.voice_id })),
+  };
+}
 
 /** Answers a control request (throws `ApiError` for refusals, 404 and 405). */
 export function handleControl(deps: ControlDeps, method: string, path: string, body: unknown): Result {

@@ -4,6 +4,7 @@
  * ```ts
  * const emu = await startEmulator({ port: 0 });
  * // ... requests to `${emu.url}/v1/...` with `Authorization: Bearer ${DEFAULT_API_KEY}`
+ * await emu.control.setCallOutcomes([{ status: "no_answer" }]); // the control API, typed
  * await emu.close();
  * ```
  */
@@ -11,9 +12,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CallRuntime, DEFAULT_CALL_SECONDS } from "./calls";
 import type { EmulatorSettings } from "./context";
+import { EmulatorControl } from "./controlClient";
 import { Faults } from "./faults";
 import { DEFAULT_RATE_WINDOW_MS, RateLimiter } from "./rateLimit";
 import { RequestLog } from "./requestLog";
+import { type EmulatorSeed, readSeedFile, seederOf } from "./seedFile";
 import { createListener } from "./server";
 import { State, type WorkspaceConfig } from "./state";
 
@@ -56,6 +59,14 @@ export interface EmulatorOptions {
    * seconds (default 1; tests use 0.1 to 0.3). See docs/emulator.md, "Calls".
    */
   callSeconds?: number;
+  /**
+   * What the workspaces hold from the start and after every reset, besides the built-in seed: their
+   * agents, knowledge bases, analysis groups and numbers (docs/emulator.md, "Your own seed"). A seed
+   * object, or the path of a JSON file holding one (`--seed FILE`). An entry the service would refuse
+   * fails the start, naming the entry. With `db`, a workspace the database already holds is loaded as
+   * it was; a reset empties the database and seeds again.
+   */
+  seed?: EmulatorSeed | string;
 }
 
 /** A running emulator. */
@@ -66,6 +77,8 @@ export interface RunningEmulator {
   port: number;
   /** Workspaces and keys it serves. */
   workspaces: WorkspaceConfig[];
+  /** The typed client of its control API (faults, call outcomes, traffic, chats, webhooks, request log, state, reset). */
+  control: EmulatorControl;
   /** Back to the seeded state (same as `POST /_emulator/reset`). */
   reset(): void;
   /** Stops listening, drops open connections and closes the database. */
@@ -101,7 +114,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT,
     options.rateWindowMs ?? DEFAULT_RATE_WINDOW_MS,
   );
-  const state = new State(workspaces, options.db);
+  const seed = typeof options.seed === "string" ? readSeedFile(options.seed) : options.seed;
+  const seeder = seed
+    ? seederOf(
+        seed,
+        workspaces.map((w) => w.name),
+      )
+    : undefined;
+  const state = new State(workspaces, options.db, seeder);
   const settings: EmulatorSettings = {
     kbProcessingMs: options.kbProcessingMs ?? 100,
     rateLimitPerMinute: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT,
@@ -137,6 +157,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     host,
     port,
     workspaces,
+    control: new EmulatorControl(url),
     reset: () => {
       calls.reset();
       state.reset();
@@ -160,7 +181,26 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 }
 
 export { type ControlCallBody, DEFAULT_CALL_SECONDS, type OutcomeRule } from "./calls";
+export type { EmulatorSnapshot } from "./control";
+export {
+  type ChatRequest,
+  type ControlAnswer,
+  ControlError,
+  EmulatorControl,
+  type EmulatorHealth,
+  type TrafficAnswer,
+  type TrafficRequest,
+  type WhatsappTemplate,
+} from "./controlClient";
 export type { FaultConfig } from "./faults";
 export { DEFAULT_RATE_WINDOW_MS } from "./rateLimit";
 export type { LogEntry } from "./requestLog";
+export type {
+  EmulatorSeed,
+  SeedAgent,
+  SeedAnalysisGroup,
+  SeedKnowledgeBase,
+  SeedWorkspace,
+} from "./seedFile";
 export type { WorkspaceConfig } from "./state";
+export { MAX_TRAFFIC_CALLS, type TrafficMixEntry } from "./traffic";

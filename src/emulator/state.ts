@@ -92,6 +92,20 @@ export interface CallRecord {
   idempotency: { key: string; fingerprint: string; response: string } | null;
 }
 
+/**
+ * A chat: a text conversation with an agent, started through the control API as a widget visitor
+ * would (`POST /_emulator/chats`); `ended_ms` is null while it is open.
+ */
+export interface ChatRecord {
+  id: string;
+  seq: number;
+  agent_id: string;
+  agent_version: number;
+  origin: string;
+  created_ms: number;
+  ended_ms: number | null;
+}
+
 /** A knowledge-base document; its status is computed from `ready_at` (see `docStatus`). */
 export interface KbDocRecord {
   id: string;
@@ -172,6 +186,8 @@ export interface WorkspaceState extends WorkspaceMeta {
   calls: Map<string, CallRecord>;
   /** Idempotency-Key of a placed call to its id. */
   callKeys: Map<string, string>;
+  /** Chats in starting order. */
+  chats: Map<string, ChatRecord>;
 }
 
 interface GlobalDoc {
@@ -179,7 +195,7 @@ interface GlobalDoc {
   revoked_keys: string[];
 }
 
-/** Documents in SQLite: one row per agent, knowledge base, group, call, workspace, plus the global row. */
+/** Documents in SQLite: one row per agent, knowledge base, group, call, chat, workspace, plus the global row. */
 class Store {
   private readonly db: DatabaseSync;
   private readonly putStmt: StatementSync;
@@ -225,6 +241,12 @@ export interface WorkspaceConfig {
   key: string;
 }
 
+/**
+ * Fills a workspace the moment it is seeded (at start for a workspace the database does not hold
+ * yet, and on every reset): the `--seed` file's agents, knowledge bases, analysis groups and numbers.
+ */
+export type WorkspaceSeeder = (state: State, ws: WorkspaceState) => void;
+
 /** The whole state, with write-through persistence. */
 export class State {
   catalogue!: Catalogue;
@@ -237,6 +259,7 @@ export class State {
   constructor(
     private readonly configs: WorkspaceConfig[],
     dbFile?: string,
+    private readonly seeder?: WorkspaceSeeder,
   ) {
     this.store = dbFile ? new Store(dbFile) : null;
     this.load();
@@ -310,6 +333,12 @@ export class State {
     this.store?.put(`call/${ws.name}/${call.id}`, call);
   }
 
+  /** Adds a chat to the workspace, or stores its change (it ended). */
+  saveChat(ws: WorkspaceState, chat: ChatRecord): void {
+    ws.chats.set(chat.id, chat);
+    this.store?.put(`chat/${ws.name}/${chat.id}`, chat);
+  }
+
   /** The agent with this id in any workspace, with its workspace. */
   findAgentAnywhere(id: string): { ws: WorkspaceState; agent: AgentRecord } | undefined {
     for (const ws of this.workspaces.values()) {
@@ -341,6 +370,7 @@ export class State {
             groups: new Map(),
             calls: new Map(),
             callKeys: new Map(),
+            chats: new Map(),
           }
         : this.seedWorkspace(cfg, index);
       if (meta) {
@@ -351,9 +381,11 @@ export class State {
           else if (kind === "kb") ws.kbs.set(id, value as KbRecord);
           else if (kind === "group") ws.groups.set(id, value as GroupRecord);
           else if (kind === "call") ws.calls.set(id, value as CallRecord);
+          else if (kind === "chat") ws.chats.set(id, value as ChatRecord);
         }
         // Placing order (the documents come back in key order).
         ws.calls = new Map([...ws.calls].sort((a, b) => a[1].seq - b[1].seq));
+        ws.chats = new Map([...ws.chats].sort((a, b) => a[1].seq - b[1].seq));
         for (const c of ws.calls.values()) if (c.idempotency) ws.callKeys.set(c.idempotency.key, c.id);
       }
       for (const r of [
@@ -361,6 +393,7 @@ export class State {
         ...ws.kbs.values(),
         ...ws.groups.values(),
         ...ws.calls.values(),
+        ...ws.chats.values(),
       ])
         maxSeq = Math.max(maxSeq, r.seq);
       for (const g of ws.groups.values()) for (const it of g.items) maxSeq = Math.max(maxSeq, it.seq);
@@ -391,6 +424,7 @@ export class State {
       groups: new Map(),
       calls: new Map(),
       callKeys: new Map(),
+      chats: new Map(),
     };
     const group: GroupRecord = {
       id: groupId,
@@ -412,6 +446,7 @@ export class State {
     ws.groups.set(group.id, group);
     this.saveWorkspace(ws);
     this.saveGroup(ws, group);
+    this.seeder?.(this, ws);
     return ws;
   }
 }

@@ -94,12 +94,12 @@ function parse(argv: string[]) {
 function versions(): Versions {
   const pkg = JSON.parse(readFileSync(path.join(__dirname, "../../package.json"), "utf8")) as {
     version: string;
-    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
     devDependencies?: Record<string, string>;
   };
   return {
     self: pkg.version,
-    pulumi: pkg.dependencies["@pulumi/pulumi"] ?? "^3",
+    pulumi: pkg.peerDependencies["@pulumi/pulumi"] ?? "^3",
     typescript: pkg.devDependencies?.typescript ?? "^5",
     typesNode: pkg.devDependencies?.["@types/node"] ?? "^22",
   };

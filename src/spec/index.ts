@@ -16,6 +16,7 @@ export * from "./analysis";
 export * from "./calls";
 export * from "./catalogue";
 export * from "./catalogueRules";
+export * from "./chats";
 export * from "./common";
 export * from "./defaults";
 export * from "./errors";

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { findReusedVersions } from "../../src/gitops/report";
-import { PulumiProject, REPO_ROOT } from "../support/pulumi";
+import { installedPolicyPack, PulumiProject, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
@@ -61,10 +61,11 @@ describe("examples", () => {
       });
       await record(dev, "support-agent-create");
       await dev.upAndSettle({ quiet: true });
-      // Prod is deployed with the package's policy pack, as its program says, and passes it clean.
+      // Prod is deployed with the package's policy pack (as a user's project has it, from the
+      // installed tarball), as its program says, and passes it clean.
       const prodUp = await prod.upAndSettle({
         quiet: true,
-        upArgs: ["--policy-pack", path.join(REPO_ROOT, "policy")],
+        upArgs: ["--policy-pack", installedPolicyPack()],
       });
       expect(prodUp.stdout).toMatch(/Policies:\s*\n\s*✅ pulumi-voice-agent@v/);
       expect(prodUp.stdout).not.toMatch(/\[(advisory|mandatory)\]/);

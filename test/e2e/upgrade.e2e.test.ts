@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { installTarball, PulumiProject, REPO_ROOT } from "../support/pulumi";
+import { installTarball, PulumiProject, packTarball, REPO_ROOT } from "../support/pulumi";
 
 const RELEASED = path.join(REPO_ROOT, "test/fixtures/pulumi-voice-agent-0.1.0.tgz");
 
@@ -73,13 +73,7 @@ describe("upgrade from 0.1.0", () => {
     expect(agentState.outputs.contentHash).toMatch(/^sha256:/);
 
     // Upgrade the package in place: the state above now meets this build.
-    const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", work], {
-      cwd: REPO_ROOT,
-      encoding: "utf8",
-    })
-      .trim()
-      .split("\n")
-      .pop() as string;
+    const tarball = packTarball(work);
     execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${tarball}`], {
       cwd: work,
       stdio: "ignore",

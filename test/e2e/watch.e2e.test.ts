@@ -19,10 +19,11 @@ import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { closeDispatchers, VoiceAgentClient } from "../../src/client";
+import type { TrafficRequest } from "../../src/emulator";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { parsePreview } from "../../src/gitops/preview";
 import { watchExitCode, watchPass } from "../../src/gitops/watch";
-import { controlCall } from "../support/control";
+import { traffic as placeTraffic } from "../support/control";
 import { PulumiProject } from "../support/pulumi";
 
 const NEGATIVE = { "Default Analysis": { "User Sentiment": "negative" } };
@@ -71,10 +72,10 @@ afterAll(async () => {
 });
 
 /** Real traffic to an agent's live version (`POST /_emulator/traffic`), waited for until every call is analysed. */
-async function traffic(body: Record<string, unknown>): Promise<void> {
-  const answer = await controlCall(emu, "POST", "/_emulator/traffic", body);
-  expect(answer.status).toBe(201);
-  const ids = new Set<string>(answer.body.calls.map((c: { id: string }) => c.id));
+async function traffic(body: TrafficRequest): Promise<void> {
+  const answer = await placeTraffic(emu, body);
+  expect(answer.count).toBe(body.count);
+  const ids = new Set<string>(answer.calls.map((c) => c.id));
   for (let i = 0; i < 200; i++) {
     let open = 0;
     for await (const call of client.calls.list({ limit: 100 })) {

@@ -567,7 +567,7 @@ describe("voice-agent-export (the command, dist/export/cli.js)", () => {
     const package_ = JSON.parse(readFileSync(path.join(out, "package.json"), "utf8"));
     const ours = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
     expect(package_.dependencies).toEqual({
-      "@pulumi/pulumi": ours.dependencies["@pulumi/pulumi"],
+      "@pulumi/pulumi": ours.peerDependencies["@pulumi/pulumi"],
       "pulumi-voice-agent": ours.version,
     });
     for (const f of readdirSync(out, { recursive: true }) as string[]) {

@@ -10,9 +10,10 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { clearRequestLog, requestLog } from "../support/control";
-import { expectQuiet, PulumiProject, REPO_ROOT, type RunResult } from "../support/pulumi";
+import { expectQuiet, installedPolicyPack, PulumiProject, type RunResult } from "../support/pulumi";
 
-const PACK = path.join(REPO_ROOT, "policy");
+// The pack as users run it: from the package installed out of its tarball.
+let PACK: string;
 
 // Credentials that look real to secretlint's rules; none is a live credential.
 const GITHUB_TOKEN = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
@@ -92,6 +93,7 @@ new va.Widget("site", {
 let emu: RunningEmulator;
 let env: Record<string, string>;
 beforeAll(async () => {
+  PACK = installedPolicyPack();
   emu = await startEmulator({ port: 0 });
   env = { VOICE_AGENT_BASE_URL: emu.url, VOICE_AGENT_API_KEY: DEFAULT_API_KEY };
 });

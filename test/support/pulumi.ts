@@ -43,7 +43,7 @@ export function pulumiHost(): "ours" | "stock" {
  */
 export function toolchainBin(): string {
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
-  const version = pkg.dependencies["@pulumi/pulumi"];
+  const version = pkg.devDependencies["@pulumi/pulumi"];
   const cache =
     process.env.PVA_CACHE_DIR ??
     path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), ".cache"), "pulumi-voice-agent");
@@ -118,13 +118,7 @@ export function installedPackageDir(): string {
   mkdirSync(base, { recursive: true });
   const packDir = mkdtempSync(path.join(base, "pack-"));
   try {
-    const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", packDir], {
-      cwd: REPO_ROOT,
-      encoding: "utf8",
-    })
-      .trim()
-      .split("\n")
-      .pop() as string;
+    const tarball = packTarball(packDir);
     const bytes = readFileSync(path.join(packDir, tarball));
     const dir = path.join(base, `installed-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}`);
     if (existsSync(dir)) return dir;
@@ -149,6 +143,26 @@ export function installedPackageDir(): string {
   }
 }
 
+/**
+ * Packs this package (`npm pack`) from the `dist/` scripts/setup.sh built into `dest`; returns the
+ * tarball's file name. `--ignore-scripts`: the `prepack` build (clean, then compile) would replace
+ * `dist/` under the tests that run from it at the same time.
+ */
+export function packTarball(dest: string): string {
+  return execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", dest], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  })
+    .trim()
+    .split("\n")
+    .pop() as string;
+}
+
+/** The package's policy pack as a user's project has it: `node_modules/pulumi-voice-agent/policy`. */
+export function installedPolicyPack(): string {
+  return path.join(installedPackageDir(), "node_modules", "pulumi-voice-agent", "policy");
+}
+
 /** Output lines that are warnings nobody asked for: Node.js's own, or Pulumi's `warning:` diagnostics. */
 export function unaskedWarnings(output: string): string[] {
   return output.split("\n").filter((line) => /\(node:\d+\)|ExperimentalWarning|\bwarning:/i.test(line));
@@ -161,20 +175,23 @@ export function expectQuiet(result: RunResult): void {
 }
 
 /**
- * Makes `dir` a user's project with the package installed from `tarball` (copied in), next to the
- * TypeScript and Node.js types of this repository's versions, as `npm install` does for a user.
+ * Makes `dir` a user's project with the package installed from `tarball` (copied in), next to
+ * `@pulumi/pulumi` (the package's peer dependency) and the TypeScript and Node.js types, as
+ * `npm install` does for a user. The SDK is the version this repository builds its CLI from unless
+ * `pulumi` names another (`"latest"`: the newest in the registry).
  */
-export function installTarball(dir: string, tarball: string): void {
+export function installTarball(dir: string, tarball: string, opts: { pulumi?: string } = {}): void {
   cpSync(tarball, path.join(dir, "pulumi-voice-agent.tgz"));
   writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "installed", private: true }));
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
-  const types = [
+  const others = [
+    `@pulumi/pulumi@${opts.pulumi ?? pkg.devDependencies["@pulumi/pulumi"]}`,
     `typescript@${pkg.devDependencies.typescript}`,
     `@types/node@${pkg.devDependencies["@types/node"]}`,
   ];
   execFileSync(
     "npm",
-    ["install", "--no-audit", "--no-fund", "--prefer-offline", "./pulumi-voice-agent.tgz", ...types],
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", "./pulumi-voice-agent.tgz", ...others],
     {
       cwd: dir,
       stdio: "ignore",

@@ -189,13 +189,17 @@ export function checkRevision(expected: number | undefined, current: number): vo
 }
 
 function planOrRefuse(ctx: RouteContext, current: AgentConfig | null, body: unknown): AgentConfig {
-  const base = { ...defaultAgentConfig(), analysis_group_ids: [ctx.ws.default_group_id] };
-  const plan = planAgentWrite(
-    current,
-    body,
-    { catalogue: ctx.state.catalogue, holdings: holdingsOf(ctx.ws) },
-    base,
-  );
+  return planOrRefuseIn(ctx.state, ctx.ws, current, body);
+}
+
+function planOrRefuseIn(
+  state: State,
+  ws: WorkspaceState,
+  current: AgentConfig | null,
+  body: unknown,
+): AgentConfig {
+  const base = { ...defaultAgentConfig(), analysis_group_ids: [ws.default_group_id] };
+  const plan = planAgentWrite(current, body, { catalogue: state.catalogue, holdings: holdingsOf(ws) }, base);
   if (!plan.ok) throw ruleError(plan.issues, isValidationType);
   return plan.config;
 }
@@ -235,24 +239,29 @@ export function listAgents(ctx: RouteContext): Result {
 
 /** `POST /v1/agents`: 201, V0 draft. */
 export async function createAgent(ctx: RouteContext): Promise<Result> {
-  const body = await ctx.body();
-  const config = planOrRefuse(ctx, null, body);
+  const agent = createAgentIn(ctx.state, ctx.ws, await ctx.body());
+  return { status: 201, body: agentDetail(ctx.state, ctx.ws, agent, agent.versions[0] as VersionRecord) };
+}
+
+/** Creates an agent at its V0 draft from a `POST /v1/agents` body (the seed uses it too, with its own id). */
+export function createAgentIn(state: State, ws: WorkspaceState, body: unknown, id = newId()): AgentRecord {
+  const config = planOrRefuseIn(state, ws, null, body);
   const meta = body as { label?: string | null; notes?: string | null };
   const v0 = newVersion(0, config, 1);
   v0.label = meta.label ?? null;
   v0.notes = meta.notes ?? null;
   const agent: AgentRecord = {
-    id: newId(),
-    seq: ctx.state.nextSeq(),
+    id,
+    seq: state.nextSeq(),
     created_at: v0.created_at,
     versions: [v0],
     live_version: null,
     activations: [],
     widget: null,
   };
-  ctx.ws.agents.set(agent.id, agent);
-  ctx.state.saveAgent(ctx.ws, agent);
-  return { status: 201, body: agentDetail(ctx.state, ctx.ws, agent, v0) };
+  ws.agents.set(agent.id, agent);
+  state.saveAgent(ws, agent);
+  return agent;
 }
 
 /** `GET /v1/agents/{id}`: the latest version, or `?version=live|n`. */

@@ -8,10 +8,17 @@ import {
 } from "../../spec";
 import { type Result, type RouteContext, refuseIf } from "../context";
 import { apiError, limitOf, pageOf, validationError } from "../http";
-import { type GroupItemRecord, type GroupRecord, newId, now, type WorkspaceState } from "../state";
+import {
+  type GroupItemRecord,
+  type GroupRecord,
+  newId,
+  now,
+  type State,
+  type WorkspaceState,
+} from "../state";
 import { agentsUsing } from "./knowledgeBases";
 
-function view(g: GroupRecord): AnalysisGroup {
+export function view(g: GroupRecord): AnalysisGroup {
   return {
     id: g.id,
     name: g.name,
@@ -55,7 +62,11 @@ function nameTaken(ws: WorkspaceState, name: string, except?: string): Issue[] {
 }
 
 async function parseInput(ctx: RouteContext): Promise<AnalysisGroupInput> {
-  const parsed = parseWith(AnalysisGroupInput, await ctx.body());
+  return parseInputOf(await ctx.body());
+}
+
+function parseInputOf(body: unknown): AnalysisGroupInput {
+  const parsed = parseWith(AnalysisGroupInput, body);
   if (!parsed.ok) throw validationError(parsed.issues);
   refuseIf(checkAnalysisGroupRules(parsed.data));
   return parsed.data;
@@ -89,7 +100,12 @@ export function readGroup(ctx: RouteContext): Result {
 
 /** `POST /v1/custom-analysis/groups` → 201. */
 export async function createGroup(ctx: RouteContext): Promise<Result> {
-  const input = await parseInput(ctx);
+  return { status: 201, body: view(createGroupIn(ctx.state, ctx.ws, await ctx.body())) };
+}
+
+/** Creates an analysis group from a `POST /v1/custom-analysis/groups` body (the seed uses it too, with its own id). */
+export function createGroupIn(state: State, ws: WorkspaceState, body: unknown, id = newId()): GroupRecord {
+  const input = parseInputOf(body);
   const itemsWithId = (input.items ?? []).findIndex((it) => it.id !== undefined);
   if (itemsWithId >= 0) {
     refuseIf([
@@ -100,18 +116,18 @@ export async function createGroup(ctx: RouteContext): Promise<Result> {
       },
     ]);
   }
-  refuseIf(nameTaken(ctx.ws, input.name));
+  refuseIf(nameTaken(ws, input.name));
   const at = now();
   const g: GroupRecord = {
-    id: newId(),
-    seq: ctx.state.nextSeq(),
+    id,
+    seq: state.nextSeq(),
     name: input.name,
     description: input.description ?? null,
     enabled: input.enabled ?? true,
     protected: false,
     items: (input.items ?? []).map((it) => ({
       id: newId(),
-      seq: ctx.state.nextSeq(),
+      seq: state.nextSeq(),
       name: it.name,
       description: it.description ?? null,
       type: it.type,
@@ -122,9 +138,9 @@ export async function createGroup(ctx: RouteContext): Promise<Result> {
     created_at: at,
     updated_at: at,
   };
-  ctx.ws.groups.set(g.id, g);
-  ctx.state.saveGroup(ctx.ws, g);
-  return { status: 201, body: view(g) };
+  ws.groups.set(g.id, g);
+  state.saveGroup(ws, g);
+  return g;
 }
 
 /** `PUT /v1/custom-analysis/groups/{id}`: items with an id kept and updated, others created, missing removed. */

@@ -17,6 +17,7 @@ import {
   decideOutcome,
   durationOf,
   hasRecording,
+  type OutcomeRule,
   stageAt,
   wavOf,
 } from "../calls";
@@ -52,7 +53,7 @@ function canonical(value: unknown): string {
  * Missing: 404 `version_not_found`; a draft, or no live version and no pin: 409
  * `agent_not_published`; a blocked version: 409 `version_blocked`.
  */
-function answeringVersion(
+export function answeringVersion(
   state: State,
   ws: WorkspaceState,
   agent: AgentRecord,
@@ -102,6 +103,8 @@ interface CallArrival {
   to_number?: string;
   /** Inbound: the caller. */
   from_number?: string;
+  /** The outcome rule this call follows instead of the call-outcome rules in force (traffic's mix). */
+  rule?: OutcomeRule;
 }
 
 /**
@@ -156,7 +159,11 @@ export function placeCall(
     variables,
     created_ms: Date.now(),
     call_ms: settings.callMs,
-    outcome: decideOutcome(runtime.rules, ws, v, { agent_id: agent.id, version: v.version, to_number: to }),
+    outcome: decideOutcome(a.rule ? [a.rule] : runtime.rules, ws, v, {
+      agent_id: agent.id,
+      version: v.version,
+      to_number: to,
+    }),
     recording_enabled: v.config.call?.recording_enabled ?? false,
     custom_analysis_enabled: v.config.call?.custom_analysis_enabled ?? false,
     rate_per_min: state.catalogue.models.find((m) => m.id === model)?.rate_per_min ?? 0,

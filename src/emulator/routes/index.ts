@@ -1,5 +1,5 @@
 /** The `/v1` route table: method, path, query parameters each route takes, handler. */
-import { CALL_LIST_QUERY } from "../../spec";
+import { CALL_LIST_QUERY, CHAT_LIST_QUERY } from "../../spec";
 import type { Result, RouteContext } from "../context";
 import { createAgent, listAgents, patchAgent, readAgent } from "./agents";
 import { createGroup, deleteGroup, listGroups, readGroup, replaceGroup } from "./analysis";
@@ -16,6 +16,7 @@ import {
   memoryOfCall,
   ttsCapabilities,
 } from "./catalogue";
+import { listChats } from "./chats";
 import { createKb, deleteKb, listKbs, readKb, replaceKb } from "./knowledgeBases";
 import { createActivation, listActivations, listVersions, publishVersion, readVersion } from "./versions";
 import { patchWidget, readWidget, rotateWidgetKey } from "./widget";
@@ -60,6 +61,7 @@ export const ROUTES: RouteDef[] = [
   { method: "GET", path: "/v1/calls", query: CALL_LIST_QUERY, handler: listCalls },
   { method: "GET", path: "/v1/calls/:call_id", handler: readCall },
   { method: "GET", path: "/v1/calls/:call_id/recording", handler: readRecording },
+  { method: "GET", path: "/v1/chats", query: CHAT_LIST_QUERY, handler: listChats },
   { method: "GET", path: "/v1/numbers", handler: listNumbers },
   { method: "GET", path: "/v1/whatsapp/numbers", handler: listWhatsAppNumbers },
   { method: "GET", path: "/v1/whatsapp/templates", handler: listWhatsAppTemplates },

@@ -10,7 +10,7 @@ import {
 } from "../../spec";
 import { type Result, type RouteContext, refuseIf } from "../context";
 import { apiError, limitOf, pageOf, validationError } from "../http";
-import { type KbDocRecord, type KbRecord, newId, now, type WorkspaceState } from "../state";
+import { type KbDocRecord, type KbRecord, newId, now, type State, type WorkspaceState } from "../state";
 import { representativeVersion } from "./agents";
 
 function docStatus(d: KbDocRecord, at: number): Pick<KnowledgeBaseDocument, "status" | "error"> {
@@ -18,7 +18,7 @@ function docStatus(d: KbDocRecord, at: number): Pick<KnowledgeBaseDocument, "sta
   return { status: d.final_status, error: d.final_error };
 }
 
-function view(kb: KbRecord, forceProcessing: ReadonlySet<string> = new Set()): KnowledgeBase {
+export function view(kb: KbRecord, forceProcessing: ReadonlySet<string> = new Set()): KnowledgeBase {
   const at = Date.now();
   return {
     id: kb.id,
@@ -64,7 +64,11 @@ function findKb(ctx: RouteContext): KbRecord {
 }
 
 async function parseInput(ctx: RouteContext): Promise<KnowledgeBaseInput> {
-  const parsed = parseWith(KnowledgeBaseInput, await ctx.body());
+  return parseInputOf(await ctx.body());
+}
+
+function parseInputOf(body: unknown): KnowledgeBaseInput {
+  const parsed = parseWith(KnowledgeBaseInput, body);
   if (!parsed.ok) throw validationError(parsed.issues);
   refuseIf(checkKnowledgeBaseRules(parsed.data));
   return parsed.data;
@@ -93,20 +97,35 @@ export function listKbs(ctx: RouteContext): Result {
 
 /** `POST /v1/knowledge-bases` → 201. */
 export async function createKb(ctx: RouteContext): Promise<Result> {
-  const input = await parseInput(ctx);
+  const kb = createKbIn(ctx.state, ctx.ws, await ctx.body(), ctx.settings.kbProcessingMs);
+  return { status: 201, body: view(kb, new Set(kb.documents.map((d) => d.id))) };
+}
+
+/**
+ * Creates a knowledge base from a `POST /v1/knowledge-bases` body, its documents `processing` for
+ * `processingMs` (the seed uses it too, with its own id).
+ */
+export function createKbIn(
+  state: State,
+  ws: WorkspaceState,
+  body: unknown,
+  processingMs: number,
+  id = newId(),
+): KbRecord {
+  const input = parseInputOf(body);
   const at = now();
   const kb: KbRecord = {
-    id: newId(),
-    seq: ctx.state.nextSeq(),
+    id,
+    seq: state.nextSeq(),
     name: input.name,
     description: input.description ?? null,
-    documents: (input.documents ?? []).map((d) => newDoc(d, ctx.settings.kbProcessingMs)),
+    documents: (input.documents ?? []).map((d) => newDoc(d, processingMs)),
     created_at: at,
     updated_at: at,
   };
-  ctx.ws.kbs.set(kb.id, kb);
-  ctx.state.saveKb(ctx.ws, kb);
-  return { status: 201, body: view(kb, new Set(kb.documents.map((d) => d.id))) };
+  ws.kbs.set(kb.id, kb);
+  state.saveKb(ws, kb);
+  return kb;
 }
 
 /** `GET /v1/knowledge-bases/{id}`. */

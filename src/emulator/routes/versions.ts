@@ -2,7 +2,7 @@
 import { ActivationBody, type ActivationRow, PublishBody, parseWith } from "../../spec";
 import type { Result, RouteContext } from "../context";
 import { limitOf, pageOf, validationError } from "../http";
-import { newId, now, type VersionRecord } from "../state";
+import { type AgentRecord, newId, now, type State, type VersionRecord, type WorkspaceState } from "../state";
 import {
   agentDetail,
   assertCanServe,
@@ -94,15 +94,28 @@ export async function createActivation(ctx: RouteContext): Promise<Result> {
   const agent = findAgent(ctx);
   const parsed = parseWith(ActivationBody, await ctx.body());
   if (!parsed.ok) throw validationError(parsed.issues);
-  const target = parsed.data.version;
+  const { row, created } = activate(ctx.state, ctx.ws, agent, parsed.data.version);
+  return { status: created ? 201 : 200, body: row };
+}
+
+/**
+ * Puts version `target` live (or with null takes the agent off air), recording a deploy-history
+ * row; `created` is false when nothing changed and the latest row is the answer.
+ */
+export function activate(
+  state: State,
+  ws: WorkspaceState,
+  agent: AgentRecord,
+  target: number | null,
+): { row: ActivationRow; created: boolean } {
   const previous = agent.live_version;
   const latestRow = agent.activations.at(-1);
   if (target === null) {
-    if (previous === null && latestRow) return { status: 200, body: latestRow };
+    if (previous === null && latestRow) return { row: latestRow, created: false };
   } else {
     const v: VersionRecord = resolveVersion(agent, target);
-    assertCanServe(ctx.state, ctx.ws, v, "version", { before: "making it live", can: "go live" });
-    if (previous === target && latestRow) return { status: 200, body: latestRow };
+    assertCanServe(state, ws, v, "version", { before: "making it live", can: "go live" });
+    if (previous === target && latestRow) return { row: latestRow, created: false };
   }
   const row: ActivationRow = {
     id: newId(),
@@ -114,6 +127,6 @@ export async function createActivation(ctx: RouteContext): Promise<Result> {
   };
   agent.activations.push(row);
   agent.live_version = target;
-  ctx.state.saveAgent(ctx.ws, agent);
-  return { status: 201, body: row };
+  state.saveAgent(ws, agent);
+  return { row, created: true };
 }

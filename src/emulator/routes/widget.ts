@@ -42,7 +42,7 @@ function prepare(ctx: RouteContext, agent: AgentRecord): WidgetRecord {
   return agent.widget;
 }
 
-function view(w: WidgetRecord): Widget {
+export function view(w: WidgetRecord): Widget {
   const { public_key: _hidden, ...rest } = w;
   return structuredClone(rest);
 }
