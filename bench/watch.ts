@@ -27,7 +27,7 @@ import type { TrafficRequest } from "../src/emulator";
 import type { PreviewJson } from "../src/gitops/preview";
 import { watchPass } from "../src/gitops/watch";
 import { TYPE_PREFIX } from "../src/resources/typeNames";
-import { resetEmulator, traffic as placeTraffic } from "../test/support/control";
+import { traffic as placeTraffic, resetEmulator } from "../test/support/control";
 import {
   clearRequestLog,
   countCalls,
@@ -176,6 +176,20 @@ async function timeToRollback(): Promise<void> {
   console.log(`  one pass's wall time (unscaled): median ${fmt(median(passSeconds) * 1000, 0)} ms`);
 }
 
+/** Requests by kind, the calls listing's pages and the deploy-history reads named as such. */
+function kinds(byKind: Record<string, number>): string {
+  const out = new Map<string, number>();
+  for (const [k, v] of Object.entries(byKind)) {
+    const kind = k.startsWith("GET /v1/calls")
+      ? "calls listing pages"
+      : k.endsWith("/activations")
+        ? "deploy-history reads"
+        : k;
+    out.set(kind, (out.get(kind) ?? 0) + v);
+  }
+  return [...out].map(([k, v]) => `${v} ${k}`).join(", ");
+}
+
 /** 2. Requests of one pass over `n` watched agents with 30 calls each. */
 async function requestsPerPass(emu: Emulator, c: VoiceAgentClient, n: number): Promise<void> {
   await resetEmulator(emu);
@@ -195,11 +209,7 @@ async function requestsPerPass(emu: Emulator, c: VoiceAgentClient, n: number): P
   const counted = countCalls(await requestLog(emu));
   const total = counted.reads + counted.writes;
   console.log(
-    `  ${n} watched agents, ${30 * n} calls: ${total} requests (${fmt(total / n, 2)} per agent; ${Object.entries(
-      counted.byKind,
-    )
-      .map(([k, v]) => `${v} ${k}`)
-      .join(", ")}), ${fmt(seconds, 2)} s`,
+    `  ${n} watched agents, ${30 * n} calls: ${total} requests (${fmt(total / n, 2)} per agent; ${kinds(counted.byKind)}), ${fmt(seconds, 2)} s`,
   );
 }
 
@@ -235,7 +245,7 @@ async function passAtTheLimit(): Promise<void> {
     for (const r of value.results) outcomes.set(r.outcome, (outcomes.get(r.outcome) ?? 0) + 1);
     console.log(
       `a pass over 500 watched agents (1,500 calls of 50 of them) at 300 requests/min: ${fmt(seconds, 1)} s, ` +
-        `${counted.reads + counted.writes} requests, ${log.filter((e) => e.status === 429).length} answered 429; ` +
+        `${counted.reads + counted.writes} requests (${kinds(counted.byKind)}), ${log.filter((e) => e.status === 429).length} answered 429; ` +
         `outcomes ${[...outcomes].map(([k, v]) => `${v} ${k}`).join(", ")}`,
     );
   } finally {
