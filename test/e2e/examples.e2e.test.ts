@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { findReusedVersions } from "../../src/gitops/report";
+import { traffic } from "../support/control";
 import { installedPolicyPack, PulumiProject, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
@@ -51,9 +52,9 @@ describe("examples", () => {
       config,
     });
     try {
-      // Prod is promoted from dev (Pulumi.prod.yaml): dev's version has just gone live and taken no
-      // calls, so the soak and the calls asked for are lowered here (test/e2e/promote.e2e.test.ts
-      // holds prod back on them).
+      // Prod is promoted from dev (Pulumi.prod.yaml): dev's version has just gone live, so the soak
+      // and the calls asked for are lowered here (test/e2e/promote.e2e.test.ts holds prod back on
+      // them); its rate needs calls to measure: dev takes three callers below.
       const prod = await dev.withStack("prod", {
         ...config,
         "support-agent:promoteSoakMinutes": "0",
@@ -61,6 +62,14 @@ describe("examples", () => {
       });
       await record(dev, "support-agent-create");
       await dev.upAndSettle({ quiet: true });
+      const devId = (await dev.outputs()).agentId as string;
+      const callers = new Set((await traffic(emu, { agent_id: devId, count: 3 })).calls.map((c) => c.id));
+      for (let i = 0; i < 100; i++) {
+        const recent = (await api("/v1/calls?limit=10")).data as { id: string; custom_analysis: unknown }[];
+        if (recent.filter((c) => callers.has(c.id) && c.custom_analysis !== null).length === callers.size)
+          break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       // Prod is deployed with the package's policy pack (as a user's project has it, from the
       // installed tarball), as its program says, and passes it clean.
       const prodUp = await prod.upAndSettle({
