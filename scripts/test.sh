@@ -4,7 +4,8 @@
 # Pulumi CLI) and the `e2e` project (end-to-end through the real Pulumi CLI).
 #
 # Then the stock lane: the e2e tests of what users run (the examples, the starter template, the
-# packed tarball in a fresh project, the policy pack, the interruption test), again, under Pulumi's
+# packed tarball in fresh projects (on the newest SDK, the README's quick install, the emulator in a
+# user's tests), the policy packs, the interruption test), again, under Pulumi's
 # own Node.js language host (../shared/pulumi-stock; scripts/stock-host.sh), as users run them.
 #
 #   scripts/test.sh [VITEST_ARGS...]        all of the above (npm test)
@@ -41,6 +42,8 @@ stock_lane() {
     test/e2e/examples.e2e.test.ts
     test/e2e/template.e2e.test.ts
     test/e2e/upgrade.e2e.test.ts
+    test/e2e/freshProject.e2e.test.ts
+    test/e2e/emulatorInUserTests.e2e.test.ts
     test/e2e/promoteWorkspaces.e2e.test.ts
     test/e2e/verifiedGoLive.e2e.test.ts
     test/e2e/watch.e2e.test.ts

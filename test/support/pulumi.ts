@@ -163,6 +163,28 @@ export function installedPolicyPack(): string {
   return path.join(installedPackageDir(), "node_modules", "pulumi-voice-agent", "policy");
 }
 
+/**
+ * The files a Markdown page shows in full: each fenced code block whose first line is a comment
+ * naming it (`// emulator.setup.ts`), by that name, without the comment line. Tests write them into
+ * a fresh project and run them, so the page stays true.
+ */
+export function filesOfPage(page: string): Map<string, string> {
+  const text = readFileSync(path.join(REPO_ROOT, page), "utf8");
+  const files = new Map<string, string>();
+  for (const m of text.matchAll(/```[a-z]*\n\/\/ ([\w.-]+)\n([\s\S]*?)```/g)) {
+    files.set(m[1] as string, m[2] as string);
+  }
+  return files;
+}
+
+/** The fenced code blocks of a Markdown page of the given language, in order. */
+export function blocksOfPage(page: string, language: string): string[] {
+  const text = readFileSync(path.join(REPO_ROOT, page), "utf8");
+  return [...text.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, "g"))].map(
+    (m) => m[1] as string,
+  );
+}
+
 /** Output lines that are warnings nobody asked for: Node.js's own, or Pulumi's `warning:` diagnostics. */
 export function unaskedWarnings(output: string): string[] {
   return output.split("\n").filter((line) => /\(node:\d+\)|ExperimentalWarning|\bwarning:/i.test(line));
@@ -180,7 +202,11 @@ export function expectQuiet(result: RunResult): void {
  * `npm install` does for a user. The SDK is the version this repository builds its CLI from unless
  * `pulumi` names another (`"latest"`: the newest in the registry).
  */
-export function installTarball(dir: string, tarball: string, opts: { pulumi?: string } = {}): void {
+export function installTarball(
+  dir: string,
+  tarball: string,
+  opts: { pulumi?: string; others?: string[] } = {},
+): void {
   cpSync(tarball, path.join(dir, "pulumi-voice-agent.tgz"));
   writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "installed", private: true }));
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
@@ -188,6 +214,7 @@ export function installTarball(dir: string, tarball: string, opts: { pulumi?: st
     `@pulumi/pulumi@${opts.pulumi ?? pkg.devDependencies["@pulumi/pulumi"]}`,
     `typescript@${pkg.devDependencies.typescript}`,
     `@types/node@${pkg.devDependencies["@types/node"]}`,
+    ...(opts.others ?? []),
   ];
   execFileSync(
     "npm",
@@ -305,9 +332,11 @@ export class PulumiProject {
       config?: Record<string, string>;
       secrets?: Record<string, string>;
       installed?: boolean;
+      /** The folder to make the copy in (one where a package is installed); overrides `installed`. */
+      base?: string;
     },
   ): Promise<PulumiProject> {
-    const dir = PulumiProject.newDir(opts.installed);
+    const dir = PulumiProject.newDir(opts.installed, opts.base);
     cpSync(source, dir, { recursive: true, filter: (f) => !f.includes("node_modules") });
     const project = new PulumiProject(dir, PulumiProject.environment(dir, opts.passphrase), opts.stack);
     await project.initStack(opts.config, opts.secrets);
