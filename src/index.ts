@@ -28,9 +28,13 @@ export {
   type PromoteArgs,
   type PromoteRateArgs,
   type Promotion,
+  type RolledBack,
   type Verification,
   type VerifyArgs,
   type VerifyCallArgs,
+  type WatchAnalysisRateArgs,
+  type WatchArgs,
+  type WatchStatusRateArgs,
 } from "./resources/agentVersion";
 export {
   AnalysisGroup,

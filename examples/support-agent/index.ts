@@ -97,6 +97,20 @@ const live = new va.AgentVersion("support-live", {
         },
       }
     : {}),
+  // After go-live (prod, `watch: true`): `voice-agent-diff --watch`, run every few minutes, puts the
+  // version live before this one back live when production's callers get worse with confidence
+  // (docs/deploys.md, "After go-live: the watch"). A version it took off air stays off air until the
+  // program changes; `pulumi config set reinstate 1` (then 2, 3, ...) puts it back on purpose.
+  watch: config.getBoolean("watch")
+    ? {
+        rates: [
+          { analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 },
+          { status: ["failed", "no_answer"], atMost: 0.05 },
+        ],
+        minCalls: 30,
+      }
+    : undefined,
+  reinstate: config.getNumber("reinstate"),
 });
 
 export const agentId = agent.agentId;
@@ -106,3 +120,5 @@ export const dashboardUrl = agent.dashboardUrl;
 export const testCalls = live.verification.apply((v) => v?.calls.map((call) => call.id) ?? []);
 // What prod promoted (null in dev, which promotes nothing).
 export const promotedFrom = live.promotion.apply((p) => p ?? null);
+// Set while the live version was taken off air since this stack put it live (null otherwise).
+export const rolledBack = live.rolledBack.apply((r) => r ?? null);

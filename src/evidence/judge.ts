@@ -10,6 +10,7 @@
  * | minCalls      | fewer counted (`analysed`) calls than `minCalls`            | inconclusive   |
  * | rate          | the sample was cut short (`truncated`)                      | inconclusive   |
  * | rate          | no counted call carries a value for the analysis            | inconclusive   |
+ * | rate          | fewer measured calls than its `minMeasured`                 | inconclusive   |
  * | rate          | share (or, with `confidence`, the interval's bottom) > bound | fail          |
  * | rate          | with `confidence`, the interval's top > bound               | inconclusive   |
  * | status rate   | the sample was cut short, or no call has finished           | inconclusive   |
@@ -220,6 +221,19 @@ export function judgeSample(
             t.measured === 0
               ? withTail(none, leftOut, isRate(r) ? notCounted(sample) : "", cut)
               : withTail(`${what} on ${t.matching} of ${t.measured} ${over}`, cut),
+        });
+        continue;
+      }
+      if (r.minMeasured !== undefined && t.measured < r.minMeasured) {
+        findings.push({
+          requirement,
+          verdict: "inconclusive",
+          observed: t.matching / t.measured,
+          bound: r.atMost,
+          reason: withTail(
+            `${what} on ${t.matching} of ${t.measured} ${over}: too few to judge (at least ${r.minMeasured} needed; at most ${pct(r.atMost)})`,
+            leftOut,
+          ),
         });
         continue;
       }

@@ -10,7 +10,9 @@
  *
  * With `confidence` (e.g. 0.95) a share is judged by its Wilson score interval: `pass` when the
  * interval's top is within the bound, `fail` when its bottom is above it, `inconclusive` between.
- * Without it, the observed share is compared with the bound. No I/O.
+ * Without it, the observed share is compared with the bound. With `minMeasured` (the watch's
+ * `minCalls`), a share over fewer measured calls than that is `inconclusive`, whatever it shows.
+ * No I/O.
  */
 
 /** An analysis value counted by a rate. */
@@ -33,6 +35,8 @@ export interface RateRequirement {
   atMost: number;
   /** Judge by the Wilson interval at this confidence (0 < c < 1) instead of the observed share. */
   confidence?: number;
+  /** Fewer measured calls (the denominator) than this is inconclusive, even a share over the bound. */
+  minMeasured?: number;
 }
 export interface StatusRateRequirement {
   /** The finished statuses counted, e.g. `["failed", "no_answer"]`. */
@@ -41,6 +45,8 @@ export interface StatusRateRequirement {
   atMost: number;
   /** See {@link RateRequirement.confidence}. */
   confidence?: number;
+  /** See {@link RateRequirement.minMeasured}. */
+  minMeasured?: number;
 }
 export type Requirement = SoakRequirement | MinCallsRequirement | RateRequirement | StatusRateRequirement;
 

@@ -517,6 +517,9 @@ function rollback(stack: Stack, version: Resource, reused: number | undefined, a
   const backInPlace =
     !version.newId &&
     before?.isLive === false &&
+    // A version taken off air since this stack put it live (`rolledBack`) stays off air unless
+    // `reinstate` is raised.
+    (before.rolledBack === undefined || Number(after.reinstate ?? 0) > Number(before.reinstate ?? 0)) &&
     after.pinnedVersion === undefined &&
     after.contentHash === before.contentHash
       ? num(before.version)

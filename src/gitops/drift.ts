@@ -16,8 +16,10 @@
  *   preview shows it as a `delete` step; a resource its step shows present that the service answers
  *   404 for is read with other credentials than the stack's (another workspace), an error, not drift;
  * - a widget whose public key was rotated outside Pulumi (its `publicKeyPrefix` changed);
- * - an AgentVersion this stack put live that is no longer live (a rollback or an activation in
- *   the dashboard): what is live now and the deploy-history rows that did it (when, which action).
+ * - an AgentVersion this stack put live that is no longer live (a rollback by the watch or in the
+ *   dashboard, an activation, a deactivation): what is live now, the deploy-history rows that did
+ *   it (when, which action) and, when the watch did it, why. It is reported at every run, after a
+ *   refresh recorded it too (`rolledBack`), until the program changes: no deploy puts it back.
  *
  * A resource that cannot be read (the service fails, the state is unreadable) does not stop the
  * others: the report names it and says it is incomplete ({@link INCOMPLETE_EXIT}). Credentials the
@@ -53,6 +55,8 @@ export interface LiveDrift {
    * the row that took it off (when the history reaches back that far).
    */
   rows: ActivationRowT[];
+  /** Why, when the watch took it off air (from the notes of the version it put back live). */
+  reason?: string;
 }
 
 /** One resource changed outside Pulumi. */
@@ -244,10 +248,13 @@ async function liveDrift(
   client: VoiceAgentClient,
 ): Promise<LiveDrift | undefined> {
   const { agentId, version } = recorded;
-  if (recorded.isLive !== true || read.isLive !== false) return undefined;
+  // Taken off air since the last refresh (recorded live), or recorded by it (`rolledBack`).
+  const off = read.rolledBack as { reason?: unknown } | undefined;
+  if (read.isLive !== false || (recorded.isLive !== true && off === undefined)) return undefined;
   if (typeof agentId !== "string" || typeof version !== "number") return undefined;
   const rows = await rowsSince(client, agentId, version);
-  return { agentId, recorded: version, now: rows[0]?.version, rows };
+  const reason = typeof off?.reason === "string" ? { reason: off.reason } : {};
+  return { agentId, recorded: version, now: rows[0]?.version, rows, ...reason };
 }
 
 /**
@@ -294,7 +301,12 @@ function liveSection(live: LiveDrift): string {
   const table = live.rows.length
     ? `\n\n| When | Action | Live version | Was live |\n|---|---|---|---|\n${live.rows.map(historyRow).join("\n")}`
     : "";
-  return `Version **${live.recorded}**, which this stack put live, is no longer live${now}. ${did}${table}\n`;
+  const why = live.reason ? ` Why (the watch): ${literal(live.reason)}.` : "";
+  return (
+    `Version **${live.recorded}**, which this stack put live, is no longer live${now}. ${did}${why} ` +
+    "No deploy puts it back live: fix forward (a new configuration publishes and goes live), revert, " +
+    `or raise ${code("reinstate")} on the AgentVersion to put it back on purpose.${table}\n`
+  );
 }
 
 /** One drifted resource's section. */
@@ -366,6 +378,7 @@ export function renderDrift(report: DriftReport, opts: { title?: string } = {}):
     `### ${title}\n\n**${n} resource${n === 1 ? "" : "s"} changed outside Pulumi** ` +
     `(${read} read).${pulumi}\n\n${report.drifted.map(section).join("\n")}${incomplete}${secrets}\n` +
     "To keep a change, write it into the program; either way, `pulumi refresh` then `pulumi up` " +
-    "brings the stack and the service back in line with the program.\n"
+    "brings the stack and the service back in line with the program, except a version taken off " +
+    "air, which stays off air until the program changes.\n"
   );
 }

@@ -1,9 +1,12 @@
 /**
- * voice-agent-diff: turns `pulumi preview --json` into Markdown for a pull-request comment, and
- * with `--drift`, `pulumi refresh --preview-only --json` into a drift report (./drift).
+ * voice-agent-diff: turns `pulumi preview --json` into Markdown for a pull-request comment; with
+ * `--drift`, `pulumi refresh --preview-only --json` into a drift report (./drift); with `--watch`,
+ * the same input into a judgement of each watched live version's calls, rolling back a bad one
+ * (./watch).
  * Loaded by ./cli once the Node.js version is known to be recent enough.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { parseCommandLine, runCommand, UsageError } from "../cli/command";
 import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { findBreaking } from "./breaking";
@@ -11,6 +14,7 @@ import { assertRefresh, DRIFT_EXIT, findDrift, INCOMPLETE_EXIT, REFRESH_PREVIEW,
 import { isEventStream, parseEventStream } from "./events";
 import { assertSecretsHidden, nameOf } from "./preview";
 import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
+import { ROLLED_BACK_EXIT, renderWatch, watchExitCode, watchPass } from "./watch";
 
 /** Exit code of `--fail-on-breaking` when a break outside the service is not acknowledged. */
 export const EXIT_BREAKING = 4;
@@ -24,6 +28,10 @@ export const OPTIONS = {
   "fail-on-breaking": { type: "boolean" },
   acknowledge: { type: "string", multiple: true },
   drift: { type: "boolean" },
+  watch: { type: "boolean" },
+  every: { type: "string" },
+  "dry-run": { type: "boolean" },
+  json: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -31,6 +39,7 @@ export const OPTIONS = {
 export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve] [--fail-on-breaking] [--acknowledge ID]...
                         [preview.json | up.json]
        voice-agent-diff --drift [--title TEXT] [refresh.json]
+       voice-agent-diff --watch [--dry-run] [--json FILE] [--every SECONDS] [--title TEXT] [refresh.json]
 
 Turns the output of \`pulumi preview --json\` into Markdown for a pull-request comment: per
 voice-agent resource the action, the changed arguments, line diffs of long text (the system
@@ -52,6 +61,17 @@ outside Pulumi: per resource the arguments with old and new values (the system p
 diff), resources deleted outside Pulumi, and an agent whose live version was changed outside
 Pulumi with the deploy-history rows that did it (when, which action). Exits 3 when anything drifted.
 
+With --watch: after go-live, the watch. Reads the same \`pulumi refresh --preview-only --json\`, and
+for each AgentVersion with \`watch\` that this stack put live and that is live, judges the real calls
+it answered since it went live (of its origins, default every origin but api; only the last
+windowMinutes when set): each rate by its Wilson interval at \`confidence\` over at least \`minCalls\`
+measured calls. A bound exceeded with confidence puts the version live before it back live (read
+from the deploy history, read again right before the activation: a deploy that moved the pointer
+meanwhile wins), and writes why into that version's notes, where the next \`pulumi refresh\`
+(\`rolledBack\`), the drift alarm and the dashboard show it. Every bound held is healthy; anything
+else is inconclusive and nothing is done. It never places a call. The report (Markdown on stdout)
+gives per watched version its calls, each rate with its interval, the verdict and what was done.
+
 Options:
   --title TEXT   the report's heading (default "Voice agents: preview"; with --drift,
                  "Voice agents: drift of stack NAME")
@@ -65,12 +85,19 @@ Options:
                  acknowledge the break with this id (e.g. widget-key:support); repeatable
   --drift        read refresh.json (\`pulumi refresh --preview-only --json\`) and report drift;
                  always asks the service
+  --watch        read refresh.json and judge each watched live version's calls (see above);
+                 always asks the service
+  --dry-run      with --watch: say what it would do, change nothing
+  --json FILE    with --watch: also write the pass as JSON to FILE (rewritten at every pass)
+  --every SECONDS
+                 with --watch: run a pass every SECONDS until stopped (SIGINT, SIGTERM), reading
+                 refresh.json again before each pass (stdin is read once)
   -h, --help     show this help and exit
 
 Environment:
   ${ACKNOWLEDGE_ENV.padEnd(24)} comma-separated ids to acknowledge, as --acknowledge
 
-Environment (read only with --resolve or --drift):
+Environment (read only with --resolve, --drift or --watch):
   ${ENV_KEYS.baseUrl.padEnd(24)} the service's URL (https; plain http only on a loopback host)
   ${ENV_KEYS.apiKey.padEnd(24)} the workspace API key (never printed)
   ${ENV_KEYS.rateLimitPerMinute.padEnd(24)} requests per minute to keep under (default 300)
@@ -90,7 +117,10 @@ Exit codes:
   ${EXIT_BREAKING}  with --fail-on-breaking: a break outside the service is not acknowledged (stderr
      names each id); the report was written
   ${INCOMPLETE_EXIT}  with --drift: some resource could not be read (the report and stderr name each);
-     the report covers the others, drifted or not
+     the report covers the others, drifted or not; with --watch: a watched version could not be
+     judged, or fails its bounds with nothing to roll back to (stderr names each)
+  ${ROLLED_BACK_EXIT}  with --watch: at least one version was rolled back (with --dry-run: would be);
+     with --every, when any pass rolled one back
 
 Examples:
   pulumi preview --stack prod --show-sames --json > preview.json
@@ -100,6 +130,7 @@ Examples:
   pulumi up --yes --json > up.json; voice-agent-diff up.json > deploy.md
   pulumi refresh --stack prod --preview-only --json > refresh.json
   voice-agent-diff --drift refresh.json > drift.md   # exit code 3: drift
+  voice-agent-diff --watch --json watch.json refresh.json > watch.md   # exit code 6: rolled back
 `;
 
 function parse(argv: string[]) {
@@ -147,6 +178,75 @@ async function drift(json: unknown, title: string | undefined, source: string): 
   else if (report.drifted.length > 0) process.exitCode = DRIFT_EXIT;
 }
 
+/** `--every SECONDS`, checked: a positive number of seconds. */
+function everySeconds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(Number.isFinite(n) && n > 0))
+    throw new UsageError(`--every: a number of seconds > 0, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/**
+ * `--watch`: one pass (or, with `--every`, a pass every so many seconds until SIGINT or SIGTERM),
+ * each pass's report on stdout (and as JSON in `--json FILE`); problems named on stderr. The exit
+ * code: 6 when any pass rolled a version back, else 5 when the last pass was incomplete, else 0.
+ */
+async function watch(
+  args: { file?: string; title?: string; json?: string; "dry-run"?: boolean; every?: string },
+  first: string,
+): Promise<void> {
+  const every = everySeconds(args.every);
+  const client = serviceClient("--watch");
+  const source = args.file ?? "stdin";
+  let stopped = false;
+  const stop = new AbortController();
+  const onSignal = () => {
+    stopped = true;
+    stop.abort();
+  };
+  if (every !== undefined) {
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+  }
+  let rolledBack = false;
+  let last = 0;
+  try {
+    for (let pass = 0; ; pass++) {
+      const text = pass === 0 || args.file === undefined ? first : read(args.file);
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (err) {
+        throw new Error(`${source} is not the JSON of \`${REFRESH_PREVIEW}\``, { cause: err });
+      }
+      const refresh = parsePreview(json, REFRESH_PREVIEW);
+      assertSecretsHidden(refresh, source);
+      assertRefresh(refresh);
+      const report = await watchPass(refresh, client, { dryRun: args["dry-run"] === true });
+      process.stdout.write(renderWatch(report, args.title !== undefined ? { title: args.title } : {}));
+      if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
+      for (const r of report.results)
+        if (r.problem !== undefined)
+          process.stderr.write(
+            `voice-agent-diff: AgentVersion \`${r.name}\` (${r.agentId} version ${r.version}): ${r.problem}\n`,
+          );
+      last = watchExitCode(report);
+      if (last === ROLLED_BACK_EXIT) rolledBack = true;
+      if (every === undefined || stopped) break;
+      try {
+        await sleep(every * 1000, undefined, { signal: stop.signal });
+      } catch {
+        break; // stopped while waiting
+      }
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  process.exitCode = rolledBack ? ROLLED_BACK_EXIT : last;
+}
+
 /** Runs the command with `argv` (without node and the script); sets `process.exitCode`. */
 export function main(argv: string[]): Promise<void> {
   return runCommand("voice-agent-diff", async () => {
@@ -154,6 +254,15 @@ export function main(argv: string[]): Promise<void> {
     if (args.help) {
       process.stdout.write(HELP);
       return;
+    }
+    if (args.drift && args.watch) throw new UsageError("--drift and --watch are two commands: give one");
+    if (args.watch && (args.resolve || args["fail-on-breaking"] || args.acknowledge))
+      throw new UsageError("--resolve, --fail-on-breaking and --acknowledge are for a preview, not --watch");
+    if (!args.watch && (args.every !== undefined || args["dry-run"] || args.json !== undefined))
+      throw new UsageError("--every, --dry-run and --json are options of --watch");
+    if (args.watch) {
+      everySeconds(args.every);
+      return watch(args, read(args.file));
     }
     if (args.drift && args.resolve)
       throw new UsageError("--resolve is for a preview; --drift always asks the service");

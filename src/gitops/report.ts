@@ -14,6 +14,7 @@ import { reuseCandidates } from "../resources/agentVersion/reuse";
 import type { AnalysisGroupArgs } from "../resources/analysisGroup";
 import type { KnowledgeBaseArgs } from "../resources/knowledgeBase";
 import type { WidgetArgs } from "../resources/widget";
+import { rolledBackSection, watchPlan } from "./afterLive";
 import { type Breaking, findBreaking } from "./breaking";
 import { backticks, code, literal } from "./markdown";
 import {
@@ -28,7 +29,7 @@ import {
   typeOf,
 } from "./preview";
 import { promotionSection } from "./promotion";
-import { failedVerificationBlock, failedVerifications, verificationPlan } from "./verification";
+import { failedVerificationBlock, failedVerifications, reinstates, verificationPlan } from "./verification";
 
 export { PreviewJson, type PreviewStep, parsePreview } from "./preview";
 
@@ -59,10 +60,13 @@ const ARGUMENTS: Record<string, Readonly<Record<string, string>>> = {
   Agent: argumentsOf<AgentArgs>()(
     "name systemPrompt greeting language transcriber model voice conversation call inbound builtinTools variables knowledgeBaseIds analysisGroupIds memory numbers adoptId",
   ),
-  AgentVersion: argumentsOf<AgentVersionArgs>()("agent label notes live version verify promote", {
-    agent: "agentId",
-    version: "pinnedVersion",
-  }),
+  AgentVersion: argumentsOf<AgentVersionArgs>()(
+    "agent label notes live version verify promote watch reinstate",
+    {
+      agent: "agentId",
+      version: "pinnedVersion",
+    },
+  ),
   Widget: argumentsOf<WidgetArgs>()(
     "agentId name allowedOrigins enabledModes theme defaultVariables status rotateKeyTrigger rotateKeyOnCreate",
   ),
@@ -301,7 +305,12 @@ function versionPlan(
       parts.push(`relabels version ${oldVersion} to ${code(inputs.label)}`);
     if (inputs.notes !== old.notes && inputs.notes !== undefined)
       parts.push(`updates the notes of version ${oldVersion}`);
-    if (live && old.isLive === false) parts.push(`puts version ${oldVersion} back live`);
+    if (live && old.isLive === false && old.rolledBack === undefined)
+      parts.push(`puts version ${oldVersion} back live`);
+    else if (live && old.isLive === false && reinstates(step))
+      parts.push(`puts version ${oldVersion} back live on purpose (\`reinstate\`; it was taken off air)`);
+    else if (live && old.isLive === false)
+      parts.push(`leaves version ${oldVersion} off air (it was taken off air)`);
     return `In place: ${parts.join(", ") || "metadata only"}.\n`;
   }
   if (reused !== undefined && checked) {
@@ -397,12 +406,14 @@ export function renderReport(
     const why = replaceReasons(type, s.replaceReasons ?? []);
     const reasons = why.length ? ` (because of ${why.join(", ")})` : "";
     const plan =
-      type === "AgentVersion" ? versionPlan(s, all, reused.get(s.urn), checked) + verificationPlan(s) : "";
+      type === "AgentVersion"
+        ? versionPlan(s, all, reused.get(s.urn), checked) + verificationPlan(s) + watchPlan(s)
+        : "";
     return `#### ${sign} ${type} ${code(nameOf(s.urn))}: ${action}${reasons}\n\n${plan}${plan ? "\n" : ""}${fieldChanges(s)}${blocked(s)}${failedVerificationBlock(s, failed)}`;
   });
   const others = steps.filter((s) => !ours.includes(s));
   const otherList = others.length
     ? `\nOther resources: ${others.map((s) => `${ACTIONS[s.op]![1]} ${code(nameOf(s.urn))}`).join(", ")}.\n`
     : "";
-  return `### ${title}\n\n${breaks}${promotionSection(preview)}**${summary}**\n\n${sections.join("\n")}${otherList}${notes}`;
+  return `### ${title}\n\n${breaks}${promotionSection(preview)}${rolledBackSection(preview)}**${summary}**\n\n${sections.join("\n")}${otherList}${notes}`;
 }

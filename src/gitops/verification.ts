@@ -16,11 +16,22 @@ const FAILED_VERIFICATION = /^Verification of version \d+ of agent \S+( failed| 
 
 /**
  * True when the step will put a version live, so that its `verify` places test calls: it chooses
- * its version anew, or puts the version it kept back live (`isLive` false before).
+ * its version anew, or puts the version it kept back live (`isLive` false before): unless it was
+ * taken off air since this stack put it live (`rolledBack`) and `reinstate` is not raised.
  */
-function goesLive(step: PreviewStep): boolean {
+export function goesLive(step: PreviewStep): boolean {
   if (step.newState?.inputs?.live === false) return false;
-  return choosesVersion(step) || step.oldState?.outputs?.isLive === false;
+  if (choosesVersion(step)) return true;
+  const old = step.oldState?.outputs ?? {};
+  if (old.isLive !== false) return false;
+  return old.rolledBack === undefined || reinstates(step);
+}
+
+/** Whether the step raises `reinstate`: asks for a version taken off air to go back live. */
+export function reinstates(step: PreviewStep): boolean {
+  const before = step.oldState?.outputs?.reinstate ?? 0;
+  const after = step.newState?.inputs?.reinstate ?? 0;
+  return typeof before === "number" && typeof after === "number" && after > before;
 }
 
 /** A number in the report: in a code span, or "known after apply". */

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { findReusedVersions } from "../../src/gitops/report";
-import { trafficCall } from "../support/control";
+import { traffic } from "../support/control";
 import { installedPolicyPack, PulumiProject, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
@@ -53,9 +53,8 @@ describe("examples", () => {
     });
     try {
       // Prod is promoted from dev (Pulumi.prod.yaml): dev's version has just gone live, so the soak
-      // and the calls asked for are lowered here to the two callers below (test/e2e/promote.e2e.test.ts
-      // holds prod back on them). Its sentiment rate needs calls that carry a sentiment: a rate no
-      // call measures is not met.
+      // and the calls asked for are lowered here (test/e2e/promote.e2e.test.ts holds prod back on
+      // them); its rate needs calls to measure: dev takes three callers below.
       const prod = await dev.withStack("prod", {
         ...config,
         "support-agent:promoteSoakMinutes": "0",
@@ -63,10 +62,14 @@ describe("examples", () => {
       });
       await record(dev, "support-agent-create");
       await dev.upAndSettle({ quiet: true });
-      // Two callers on dev's inbound line; the emulator's calls are analysed within a second.
-      for (const to_number of ["+918065550101", "+918065550101"])
-        await trafficCall(emu, { agent_id: (await dev.outputs()).agentId, direction: "inbound", to_number });
-      await new Promise((r) => setTimeout(r, 1300));
+      const devId = (await dev.outputs()).agentId as string;
+      const callers = new Set((await traffic(emu, { agent_id: devId, count: 3 })).calls.map((c) => c.id));
+      for (let i = 0; i < 100; i++) {
+        const recent = (await api("/v1/calls?limit=10")).data as { id: string; custom_analysis: unknown }[];
+        if (recent.filter((c) => callers.has(c.id) && c.custom_analysis !== null).length === callers.size)
+          break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       // Prod is deployed with the package's policy pack (as a user's project has it, from the
       // installed tarball), as its program says, and passes it clean.
       const prodUp = await prod.upAndSettle({
@@ -91,9 +94,18 @@ describe("examples", () => {
       expect((await prod.outputs()).promotedFrom).toMatchObject({
         fromAgentId: devAgent.id,
         fromVersion: 0,
-        calls: 2,
-        rates: [{ analysis: "Default Analysis/User Sentiment", measured: 2, share: 0 }],
+        calls: 3,
+        rates: [{ analysis: "Default Analysis/User Sentiment", measured: 3, share: 0 }],
       });
+      // Prod watches its version after go-live (Pulumi.prod.yaml `watch: true`); dev does not.
+      const watched = (s: typeof prod) =>
+        s.deployment().resources?.find((r) => r.type.endsWith(":AgentVersion"))?.inputs?.watch;
+      expect(watched(prod)).toMatchObject({
+        rates: [{ atMost: 0.2 }, { status: ["failed", "no_answer"] }],
+        minCalls: 30,
+      });
+      expect(watched(dev)).toBeUndefined();
+      expect((await prod.outputs()).rolledBack).toBeNull();
       for (const stack of [dev, prod]) expect(await stack.exportState(true)).not.toContain(DEFAULT_API_KEY);
       // Prod went live after its test call, pinned to the version, passed; dev has no test line.
       const prodOut = await prod.outputs();

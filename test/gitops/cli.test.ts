@@ -85,6 +85,14 @@ describe("voice-agent-diff", () => {
       ["--drift", "--fail-on-breaking"],
       "--fail-on-breaking and --acknowledge are for a preview, not --drift",
     ],
+    [["--watch", "--drift"], "--drift and --watch are two commands: give one"],
+    [
+      ["--watch", "--resolve"],
+      "--resolve, --fail-on-breaking and --acknowledge are for a preview, not --watch",
+    ],
+    [["--dry-run", "preview.json"], "--every, --dry-run and --json are options of --watch"],
+    [["--watch", "--every", "0"], '--every: a number of seconds > 0, got "0"'],
+    [["--watch", "--every", "soon"], '--every: a number of seconds > 0, got "soon"'],
   ])("refuses %j with exit code 2 and a clear message", (args, message) => {
     const r = run(args);
     expect(r.code).toBe(2);

@@ -114,7 +114,9 @@ test("voice-agent-diff --drift: nothing after a clean up, then a dashboard rollb
       `It was taken off air by the deploy-history row of ${row.at}: \`rollback\` to version 0.`,
   );
   expect(versionSection).toContain(`| ${row.at} | \`rollback\` | 0 | 1 |`);
-  expect(versionSection).toMatch(/\| `live` \| `true` \| `false` \|/);
+  // The program still asks for version 1 live, and no deploy puts it back: said, not shown as an argument.
+  expect(versionSection).toContain("No deploy puts it back live: fix forward");
+  expect(versionSection).not.toMatch(/\| `live` \|/);
   // The agent now reads as its live version: the prompt the rollback brought back, as a line diff.
   const agentAfterRollback = section(rollback.report, "support");
   expect(agentAfterRollback).toContain(

@@ -561,7 +561,7 @@ describe("AgentVersion", () => {
     expect(changed.inputs.version).toBeUndefined();
   });
 
-  test("label changes in place; a dashboard rollback shows as drift; pinning a draft is refused", async () => {
+  test("label changes in place; a dashboard rollback is recorded and respected; pinning a draft is refused", async () => {
     const a = await createAgent(base);
     const v0 = await publish(a.outs);
     const changed = (
@@ -576,10 +576,16 @@ describe("AgentVersion", () => {
     await agentVersionHandler.update(v1.id, v1.outs, relabel);
     expect((await client.versions.get(a.id, 1)).label).toBe("hotfix");
 
-    await client.versions.activate(a.id, 0); // a rollback in the dashboard
+    const row = await client.versions.activate(a.id, 0); // a rollback in the dashboard
     const read = await agentVersionHandler.read(v1.id, v1.outs);
-    expect(read.inputs?.live).toBe(false);
-    expect((await agentVersionHandler.diff(v1.id, read.props, v1.inputs)).changes).toBe(true);
+    // The program still asks for version 1 live; the refresh records what took it off air, and the
+    // next deploy leaves it off air (no change), instead of putting it back live.
+    expect(read.inputs?.live).toBe(true);
+    expect(read.props).toMatchObject({
+      isLive: false,
+      rolledBack: { at: row.at, action: "rollback", to: 0 },
+    });
+    expect((await agentVersionHandler.diff(v1.id, read.props, v1.inputs)).changes).toBe(false);
     expect(v0.outs?.version).toBe(0);
 
     await client.agents.patch(a.id, { system_prompt: "open draft" });

@@ -16,7 +16,10 @@
  * - `version` pins an existing published version instead (a rollback without publishing); setting,
  *   changing or removing the pin also updates in place.
  * - `label` and `notes` change in place on the published version; `live` moves the live pointer.
- * - `read` (refresh) notices when the live pointer moved outside Pulumi and shows it as drift.
+ * - Rollback-aware: when the version this resource put live is taken off air afterwards (by the
+ *   watch, `watch`, or by a person in the dashboard), `refresh` records it (`rolledBack`), the
+ *   preview says so, and no deploy puts that version back live until the program chooses another
+ *   version or raises `reinstate`.
  * - `verify` lists test calls pinned to the version that must pass before it goes live
  *   (`verify.ts`).
  *
@@ -29,12 +32,14 @@ import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
 import type { PromoteArgs, PromoteRateArgs, Promotion } from "./promoteArgs";
 import { type Proof, shortfallWarning } from "./proof";
+import { rolledBackWords } from "./rollback";
 
 export type { PromoteArgs, PromoteRateArgs, Promotion };
 
+import type { RolledBack } from "./rollback";
 import type { Verification } from "./verify";
 
-export type { Verification };
+export type { RolledBack, Verification };
 
 type In<T> = pulumi.Input<T>;
 
@@ -82,6 +87,42 @@ export interface VerifyArgs {
   attempt?: In<number>;
 }
 
+/** A bound on the share of watched calls whose analysis holds a value (promotion's form). */
+export interface WatchAnalysisRateArgs {
+  /** `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`. */
+  analysis: In<string>;
+  /** The value counted, e.g. `negative`. */
+  value: In<string | number | boolean>;
+  /** The largest share of measured calls allowed to hold it, 0 to 1 (`0.2` is 20%). */
+  atMost: In<number>;
+}
+
+/** A bound on the share of watched calls that finished with one of some statuses. */
+export interface WatchStatusRateArgs {
+  /** The final status counted, or a list of them (e.g. `["failed", "no_answer"]`). */
+  status: In<string | In<string>[]>;
+  /** The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%). */
+  atMost: In<number>;
+}
+
+/**
+ * After go-live: the bounds production's callers must stay within. `voice-agent-diff --watch`
+ * (docs/deploys.md, "After go-live: the watch") judges the real calls this version answered and
+ * puts the previous version back live when a bound is exceeded with confidence.
+ */
+export interface WatchArgs {
+  /** The bounds; at least one. */
+  rates: In<In<WatchAnalysisRateArgs | WatchStatusRateArgs>[]>;
+  /** Calls measured before any verdict (fewer is inconclusive: nothing is done). Default 20. */
+  minCalls?: In<number>;
+  /** Judge only the calls of the last this many minutes. Default: every call since the version went live. */
+  windowMinutes?: In<number>;
+  /** The call origins judged. Default: every origin but `api` (test calls). */
+  origins?: In<In<string>[]>;
+  /** Confidence of the Wilson interval a verdict needs, between 0.5 and 1. Default 0.95. */
+  confidence?: In<number>;
+}
+
 /** Inputs of an {@link AgentVersion}. */
 export interface AgentVersionArgs {
   /** The agent whose working draft to publish. Its configuration hash decides when a new version is needed. */
@@ -112,6 +153,17 @@ export interface AgentVersionArgs {
    * whatever the program declares).
    */
   promote?: PromoteArgs;
+  /**
+   * Bounds on what production's callers get once this version is live, judged by
+   * `voice-agent-diff --watch`, which rolls back to the previous version when one is exceeded with
+   * confidence. Changing it alone writes nothing. Default: none (nothing is watched).
+   */
+  watch?: In<WatchArgs>;
+  /**
+   * Raise (0, 1, 2, ...) to put this version back live after it was taken off air (a rollback by
+   * the watch or in the dashboard): until then no deploy puts it back. Default 0.
+   */
+  reinstate?: In<number>;
 }
 
 /** A published version of an agent, and whether it is live. */
@@ -141,6 +193,12 @@ export class AgentVersion extends ServiceResource {
    * shares it had, and the digest of the compared configuration. Unset without `promote`.
    */
   declare readonly promotion: pulumi.Output<Promotion | undefined>;
+  /**
+   * Set while the version this resource put live is off air because something took it off since
+   * (recorded by `pulumi refresh`, or by a deploy that found it so): the deploy-history row's `at`
+   * and `action`, the version live `to` instead, and the `reason` when the watch did it.
+   */
+  declare readonly rolledBack: pulumi.Output<RolledBack | undefined>;
   declare readonly label: pulumi.Output<string | undefined>;
   declare readonly notes: pulumi.Output<string | undefined>;
   /**
@@ -161,6 +219,8 @@ export class AgentVersion extends ServiceResource {
       version: _version,
       verify: _verify,
       promote: _promote,
+      watch: _watch,
+      reinstate: _reinstate,
       ...unknown
     } = args;
     const promote = args.promote;
@@ -192,6 +252,8 @@ export class AgentVersion extends ServiceResource {
         live: args.live ?? true,
         pinnedVersion: args.version,
         verify: args.verify,
+        watch: args.watch,
+        reinstate: args.reinstate,
         // The key to staging's workspace is a secret wherever Pulumi keeps it.
         promote:
           promote === undefined
@@ -211,6 +273,7 @@ export class AgentVersion extends ServiceResource {
         activation: undefined,
         blockedReasons: undefined,
         verification: undefined,
+        rolledBack: undefined,
       },
       {
         ...opts,
@@ -226,6 +289,17 @@ export class AgentVersion extends ServiceResource {
       if (reasons && reasons.length > 0) {
         pulumi.log.warn(
           `version ${version} is blocked and cannot go live again: ${reasons.join("; ")}`,
+          this,
+        );
+      }
+    });
+    // A version taken off air after this resource put it live stays off air: said at every preview
+    // and deploy until the program chooses another version or raises `reinstate`.
+    pulumi.all([this.version, this.rolledBack]).apply(([version, rolledBack]) => {
+      if (rolledBack) {
+        pulumi.log.warn(
+          `version ${version} stays off air: ${rolledBackWords(rolledBack)}. No deploy puts it back live: fix forward ` +
+            "(a new configuration publishes and goes live), revert, or raise `reinstate` to put it back on purpose",
           this,
         );
       }

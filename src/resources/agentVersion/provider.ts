@@ -13,9 +13,14 @@
  * - With `verify`, a version goes live only after its test calls pass (`verify.ts`): the hook sits
  *   where `create` and `update` put a version live; a failure fails the step before the live
  *   pointer moves. A change of `verify` alone is recorded without a request to the calls.
- * - `read` (refresh) shows a live pointer moved outside Pulumi as drift. It reads the version the
- *   state records (`version`), not the id: the id, `<agentId>/<version>`, names the version chosen
- *   at create and stays when an update chooses another.
+ * - `read` (refresh) reads the version the state records (`version`), not the id: the id,
+ *   `<agentId>/<version>`, names the version chosen at create and stays when an update chooses
+ *   another.
+ * - Rollback-aware (`rollback.ts`): a version this stack put live that was taken off air since (a
+ *   rollback by the watch or in the dashboard, another activation, a deactivation) stays off air.
+ *   `read`, and an `update` that finds it so, record the deploy-history row that did it (and the
+ *   watch's reason) as `rolledBack`; `diff` then sees no change in `live`, so no deploy puts it back
+ *   live, until the program chooses another version or raises `reinstate`.
  * - `delete` removes nothing: history stays in the service.
  * - With `promote`, `check` compares the configuration with staging's live one (a difference
  *   fails) and records its proof (`promoteProof`; a shortfall passes, the program warns of it),
@@ -35,7 +40,9 @@ import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from
 import type { Promotion } from "./promoteArgs";
 import type { Proof } from "./proof";
 import { configurationDigest, reuseCandidates } from "./reuse";
+import { type RolledBack, takenOffAir } from "./rollback";
 import { Verification, VerifySpec, verifyBeforeLive, verifyFailures } from "./verify";
+import { reinstateFailures, watchAnalysisFailures, watchFailures } from "./watch";
 
 /** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
 const OWN_INPUTS = [
@@ -55,6 +62,8 @@ const OWN_INPUTS = [
   "promote",
   "promoteConfig",
   "verify",
+  "watch",
+  "reinstate",
 ] as const;
 
 /** The inputs after `check`. */
@@ -77,8 +86,19 @@ const VersionInputs = z.looseObject({
   promote: z.unknown().optional(),
   promoteConfig: z.record(z.string(), z.unknown()).optional(),
   verify: VerifySpec.optional(),
+  // Checked by watch.ts; read by `voice-agent-diff --watch` from the state.
+  watch: z.unknown().optional(),
+  reinstate: z.number().int().min(0).optional(),
 });
 type VersionInputs = z.infer<typeof VersionInputs>;
+
+/** The output `rolledBack` (`rollback.ts`). */
+const RolledBackRecord = z.object({
+  at: z.string().nullable(),
+  action: z.string(),
+  to: z.number().int().nullable(),
+  reason: z.string().optional(),
+});
 
 const Origin = z.enum(["published", "reused", "pinned"]);
 type Origin = z.infer<typeof Origin>;
@@ -93,6 +113,7 @@ const VersionState = VersionInputs.extend({
   blockedReasons: z.array(z.string()).default([]),
   promotion: z.unknown().optional(),
   verification: Verification.optional(),
+  rolledBack: RolledBackRecord.optional(),
 });
 
 const inputs = (props: Props) => parseProps(VersionInputs, props, "AgentVersion inputs");
@@ -237,10 +258,12 @@ function outputs(
   origin: Origin,
   activation: string,
   verification: Verification | undefined,
+  rolledBack?: RolledBack,
 ): Props {
   return dropUndefined({
     ...props,
     verification,
+    rolledBack,
     version: detail.version,
     versionId: detail.version_id,
     isLive: detail.is_live,
@@ -324,8 +347,8 @@ async function choose(
   };
 }
 
-/** Whether `news` raises `reinstate` above `olds`: the program asks for the version to go live again. */
-function asksAgain(olds: Props, news: Props): boolean {
+/** Whether `news` raises `reinstate` above what `olds` recorded: the program asks for the version again. */
+function reinstates(olds: Props, news: Props): boolean {
   const [was, now] = [olds.reinstate ?? 0, news.reinstate ?? 0];
   return typeof was === "number" && typeof now === "number" && now > was;
 }
@@ -342,7 +365,7 @@ function asksAgain(olds: Props, news: Props): boolean {
  */
 async function keptAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, news: Props): Promise<Props> {
   if (olds.agentId === undefined || olds.agentId !== news.agentId || choosesAnew(olds, news)) return {};
-  const touched = ["label", "notes", "live", "verify"].some(
+  const touched = ["label", "notes", "live", "verify", "watch", "reinstate"].some(
     (k) => !deepEqual(olds[k] ?? null, news[k] ?? null),
   );
   if (!touched || containsUnknown(news as Json)) return {};
@@ -361,10 +384,33 @@ async function keptAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, ne
       // Live as it is, unless the program now asks for it (`live` from false to true, a raised
       // `reinstate`): then it goes live, or the update fails. A version taken off air since this
       // stack put it live stays off air (rollback-aware deploys).
-      isLive: detail.is_live || (args.live && (olds.live === false || asksAgain(olds, news))),
+      isLive: detail.is_live || (args.live && (olds.live === false || reinstates(olds, news))),
     });
   }
   return {};
+}
+
+/**
+ * Whether the version the state records stays off air in this deploy: it was taken off air since
+ * this stack put it live (`rolledBack` recorded by a refresh), and the program keeps it (the same
+ * version) without raising `reinstate`.
+ */
+function staysOffAir(olds: Props, news: Props): boolean {
+  return olds.rolledBack !== undefined && !choosesAnew(olds, news) && !reinstates(olds, news);
+}
+
+/**
+ * At `update`, for a version the program wants live that is not: whether it was taken off air since
+ * this stack put it live (the state recorded it live, or already rolled back), rather than asked
+ * live anew (`live` false before) or again (`reinstate` raised).
+ */
+function wasTakenOffAir(
+  before: { live: boolean; isLive: boolean; rolledBack?: RolledBack },
+  olds: Props,
+  news: Props,
+): boolean {
+  if (reinstates(olds, news)) return false;
+  return before.live && (before.isLive || before.rolledBack !== undefined);
 }
 
 export const agentVersionProvider: HandlerFactory = (ctx) => ({
@@ -401,6 +447,14 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
       failures.push({ property: "live", reason: "live: must be a boolean" });
     }
     failures.push(...verifyFailures(news.verify));
+    failures.push(...watchFailures(news.watch), ...reinstateFailures(news.reinstate));
+    // A new or changed `watch` names analyses the workspace has (one listing; a no-op preview reads nothing).
+    if (
+      news.watch !== undefined &&
+      !containsUnknown(news.watch) &&
+      !deepEqual(olds.watch ?? null, news.watch)
+    )
+      failures.push(...(await watchAnalysisFailures(await ctx.client(), news.watch)));
     const promotion = await checkPromotion(ctx, olds, news);
     failures.push(...promotion.failures);
     // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).
@@ -418,9 +472,12 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
       choosesAnew(olds, news) ||
       (news.label !== undefined && news.label !== olds.label) ||
       (news.notes !== undefined && news.notes !== olds.notes) ||
-      (news.live === true && olds.isLive !== true) ||
+      (news.live === true && olds.isLive !== true && !staysOffAir(olds, news)) ||
       // A new `verify` alone is recorded: it places no call on a version that is live already.
-      !deepEqual(olds.verify ?? null, news.verify ?? null);
+      !deepEqual(olds.verify ?? null, news.verify ?? null) ||
+      // So is a new `watch`, and a new `reinstate` (which puts a version taken off air back live).
+      !deepEqual(olds.watch ?? null, news.watch ?? null) ||
+      (olds.reinstate ?? 0) !== (news.reinstate ?? 0);
     return { changes, replaces };
   },
 
@@ -451,19 +508,27 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     }
     const detail = await unlessGone(c.agents.get(agentId, { version }));
     if (!detail) return {};
+    // A version this stack put live that was taken off air since: what did it, and why.
+    const putLive =
+      recorded.live !== false && (recorded.isLive === true || recorded.rolledBack !== undefined);
+    const rolledBack =
+      putLive && !detail.is_live
+        ? await takenOffAir(c, agentId, version, detail.live_version, recorded.rolledBack)
+        : undefined;
     const outs = outputs(
       { ...props, agentId },
       detail,
       recorded.origin ?? "pinned",
       recorded.activation ?? "none",
       recorded.verification,
+      rolledBack,
     );
     const inputs: Props = {};
     for (const key of OWN_INPUTS) if (props[key] !== undefined) inputs[key] = props[key];
     if (props.label !== undefined) inputs.label = outs.label;
     if (props.notes !== undefined) inputs.notes = outs.notes;
-    // A version put live by Pulumi that no longer is (a rollback in the dashboard) reads as not live.
-    inputs.live = recorded.live === true ? detail.is_live : recorded.live;
+    // `live` stays what the program asked: a version taken off air is recorded as `rolledBack`
+    // (its `isLive` false), which the next deploy respects instead of putting it back live.
     return { id, props: outs, inputs };
   },
 
@@ -482,16 +547,29 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     detail = await syncMetadata(c, args, detail);
     let activation = before.activation;
     let verification = before.verification;
+    let rolledBack: RolledBack | undefined;
     let promotion: Promotion | undefined;
     if (args.live && !detail.is_live) {
-      // A late `live: true` is promoted like a publish: checked before its test calls, and again
-      // right before the activation when they ran.
-      const checked = await enforcePromotion(ctx, args, before.version, "activate");
-      verification = await verifyBeforeLive(c, args.agentId, args.verify, detail);
-      const proof = await promotionBeforeLive(ctx, args, before.version, checked, verification);
-      activation = await goLive(c, args.agentId, before.version);
-      detail = { ...detail, is_live: true };
-      if (proof) promotion = promotionRecord(proof);
+      if (wasTakenOffAir(before, olds, news)) {
+        // Taken off air since this stack put it live: it stays off air (the program asks again with
+        // a new configuration, another pin, or a raised `reinstate`).
+        rolledBack = await takenOffAir(
+          c,
+          args.agentId,
+          before.version,
+          detail.live_version,
+          before.rolledBack,
+        );
+      } else {
+        // A late `live: true` is promoted like a publish: checked before its test calls, and again
+        // right before the activation when they ran.
+        const checked = await enforcePromotion(ctx, args, before.version, "activate");
+        verification = await verifyBeforeLive(c, args.agentId, args.verify, detail);
+        const proof = await promotionBeforeLive(ctx, args, before.version, checked, verification);
+        activation = await goLive(c, args.agentId, before.version);
+        detail = { ...detail, is_live: true };
+        if (proof) promotion = promotionRecord(proof);
+      }
     }
     // What was promoted stays on record: a label or notes change publishes nothing.
     const kept =
@@ -500,7 +578,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
         : olds.promotion !== undefined
           ? { ...news, promotion: olds.promotion }
           : news;
-    return { outs: outputs(kept, detail, before.origin, activation, verification) };
+    return { outs: outputs(kept, detail, before.origin, activation, verification, rolledBack) };
   },
 
   async delete() {

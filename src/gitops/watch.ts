@@ -1,0 +1,619 @@
+/**
+ * The watch (`voice-agent-diff --watch`): after go-live, judges the real calls each watched live
+ * version answered and takes a bad one off air, from `pulumi refresh --preview-only --json` (the
+ * drift alarm's input).
+ *
+ * For each AgentVersion of the stack with `watch` that this stack put live (the state says `live`
+ * and `isLive`, no `rolledBack`) and that the deploy history shows live now:
+ *
+ * 1. its calls since the deploy-history row that put it live (only the last `windowMinutes` when
+ *    set), of `origins` (default every origin but `api`), are tallied by `src/evidence` (one listing
+ *    of the workspace's calls per pass, shared by every watched version: {@link sampleAll});
+ * 2. each rate is judged by its Wilson interval at `confidence`, over at least `minCalls` measured
+ *    calls (`judgeSample`, fail-closed): `fail` when the interval's bottom is above `atMost`,
+ *    `pass` when its top is within it, `inconclusive` otherwise (too few calls, no values);
+ * 3. a `fail` puts back live the version that was live before (the row's `previous_version`), unless
+ *    it is missing, blocked or there was none (reported); the history is read again right before
+ *    the activation, and a row written since (a deploy) wins: nothing is done, and it is reported.
+ *    Why is written into the notes of the version put back live (`rollback.ts`), where the next
+ *    refresh (`rolledBack`), the drift alarm and a person in the dashboard read it.
+ *
+ * It never places a call, and touches nothing else. `--dry-run` says what it would do.
+ */
+
+import { type ActivationRowT, ApiError, type VoiceAgentClient } from "../client";
+import {
+  addCall,
+  type CallSample,
+  emptySample,
+  judgeSample,
+  pct,
+  type Requirement,
+  type SampleScope,
+  tallyKey,
+  type Verdict,
+  wilson,
+  windowStart,
+} from "../evidence";
+import { rollbackLine, rollbackNote, rolledBackWords } from "../resources/agentVersion/rollback";
+import {
+  DEFAULT_WATCH_CONFIDENCE,
+  DEFAULT_WATCH_MIN_CALLS,
+  DEFAULT_WATCH_ORIGINS,
+  parseWatch,
+  type WatchSpec,
+} from "../resources/agentVersion/watch";
+import { INCOMPLETE_EXIT } from "./drift";
+import { code, literal } from "./markdown";
+import { isRecord, nameOf, type PreviewJson, TYPE_PREFIX, typeOf } from "./preview";
+
+/** The exit code of `voice-agent-diff --watch` when at least one version was rolled back (or, with `--dry-run`, would be). */
+export const ROLLED_BACK_EXIT = 6;
+export { INCOMPLETE_EXIT };
+
+/** Items of the calls listing one pass reads at most (every watched version's window together). */
+const MAX_CALLS = 50_000;
+
+/** What the watch concluded for one watched AgentVersion. */
+export type WatchOutcome =
+  /** A bound exceeded with confidence: the previous version was put back live. */
+  | "rolled_back"
+  /** With `--dry-run`: it would have been rolled back. */
+  | "would_roll_back"
+  /** A bound exceeded with confidence, but there is nothing to roll back to (none, missing, blocked): it stays live. */
+  | "failing"
+  /** A bound exceeded, but a deploy moved the live pointer since the pass read it: the deploy wins. */
+  | "superseded"
+  /** Every bound held with confidence. */
+  | "healthy"
+  /** Not enough evidence (too few calls, no values): nothing was done. */
+  | "inconclusive"
+  /** The version is not live (any more): nothing to judge. */
+  | "not_live"
+  /** It could not be judged (the watch setting, the history or the calls could not be read). */
+  | "error";
+
+/** One rate as judged. */
+export interface RateResult {
+  /** The bound in words, e.g. `Default Analysis/User Sentiment = "negative" at most 20%`. */
+  requirement: string;
+  /** Calls that hold the value (or one of the statuses). */
+  matching: number;
+  /** The denominator: calls that carry a value for the analysis, or finished calls for a status rate. */
+  measured: number;
+  /** matching / measured; null with none measured. */
+  share: number | null;
+  /** The Wilson interval at `confidence`; null with none measured. */
+  low: number | null;
+  high: number | null;
+  atMost: number;
+  verdict: Verdict;
+  /** The judge's sentence. */
+  reason: string;
+}
+
+/** The watch's result for one watched AgentVersion. */
+export interface WatchResult {
+  urn: string;
+  /** The resource's name in the program. */
+  name: string;
+  agentId: string;
+  /** The version the stack put live. */
+  version: number;
+  outcome: WatchOutcome;
+  /** When it went live (the deploy-history row), when known. */
+  liveSince: string | null;
+  /** The version live before it (where a rollback goes), when known. */
+  previous: number | null;
+  /** The calls judged: since when, of which origins, and how they were counted. */
+  calls?: {
+    from: string | null;
+    origins: string[];
+    analysed: number;
+    finished: number;
+    neverConnected: number;
+    voicemail: number;
+    awaitingAnalysis: number;
+    running: number;
+    unknownStatus: number;
+    truncated: boolean;
+  };
+  confidence: number;
+  minCalls: number;
+  rates: RateResult[];
+  /** What was done, or why nothing was, in words. */
+  action: string;
+  /** The deploy-history row of the rollback (`rolled_back`), or of the deploy that won (`superseded`). */
+  row?: ActivationRowT;
+  /** A problem to fix (an `error`, a `failing` version, a note that could not be written). */
+  problem?: string;
+}
+
+/** One pass of the watch. */
+export interface WatchReport {
+  /** The stack, from the resources' URNs. */
+  stack?: string;
+  /** When the pass started (ISO). */
+  at: string;
+  dryRun: boolean;
+  results: WatchResult[];
+}
+
+/** Options of a pass. */
+export interface WatchOptions {
+  dryRun?: boolean;
+  /** The clock (epoch ms). Default `Date.now`. */
+  now?: () => number;
+  /** Items of the calls listing read at most. Default 50 000. */
+  maxCalls?: number;
+}
+
+/** A watched AgentVersion this stack put live, with its setting parsed. */
+interface Watched {
+  urn: string;
+  name: string;
+  agentId: string;
+  version: number;
+  watch: WatchSpec;
+  origins: string[];
+  confidence: number;
+  minCalls: number;
+  requirements: Requirement[];
+}
+
+/** A watched version the history shows live: where its calls start, and where a rollback goes. */
+interface Live extends Watched {
+  row: ActivationRowT;
+  scope: SampleScope;
+  start: number | undefined;
+  sample: CallSample;
+}
+
+/** The requirements of a watch: each rate judged by its interval over at least `minCalls` measured calls. */
+function requirementsOf(watch: WatchSpec): Requirement[] {
+  const confidence = watch.confidence ?? DEFAULT_WATCH_CONFIDENCE;
+  const minMeasured = watch.minCalls ?? DEFAULT_WATCH_MIN_CALLS;
+  return watch.rates.map((r) =>
+    "status" in r
+      ? {
+          status: typeof r.status === "string" ? [r.status] : r.status,
+          atMost: r.atMost,
+          confidence,
+          minMeasured,
+        }
+      : { analysis: r.analysis, value: r.value, atMost: r.atMost, confidence, minMeasured },
+  );
+}
+
+/** A result with nothing judged. */
+function bare(
+  w: Pick<Watched, "urn" | "name" | "agentId" | "version">,
+  outcome: WatchOutcome,
+  action: string,
+) {
+  return {
+    ...w,
+    outcome,
+    liveSince: null,
+    previous: null,
+    confidence: DEFAULT_WATCH_CONFIDENCE,
+    minCalls: DEFAULT_WATCH_MIN_CALLS,
+    rates: [],
+    action,
+  } satisfies WatchResult;
+}
+
+/**
+ * The AgentVersions of `refresh` with `watch`: those to judge (this stack put them live), and the
+ * results of the others (not live by the program or since a rollback; a setting that cannot be read).
+ */
+function watchedOf(refresh: PreviewJson): { watched: Watched[]; results: WatchResult[] } {
+  const watched: Watched[] = [];
+  const results: WatchResult[] = [];
+  for (const step of refresh.steps ?? []) {
+    const old = step.oldState;
+    if (typeOf(step) !== "AgentVersion" || !old?.type.startsWith(TYPE_PREFIX) || step.op === "delete")
+      continue;
+    const inputs = old.inputs ?? {};
+    const outs = old.outputs ?? {};
+    if (inputs.watch === undefined || inputs.watch === null) continue;
+    const { agentId, version } = outs;
+    if (typeof agentId !== "string" || typeof version !== "number") continue;
+    const who = { urn: step.urn, name: nameOf(step.urn), agentId, version };
+    if (JSON.stringify(inputs.watch).includes('"[secret]"')) {
+      results.push({
+        ...bare(who, "error", "not judged"),
+        problem: "its `watch` setting is a secret in the stack, which the refresh JSON hides: make it plain",
+      });
+      continue;
+    }
+    const parsed = parseWatch(inputs.watch);
+    if (!parsed.ok) {
+      results.push({
+        ...bare(who, "error", "not judged"),
+        problem: `its \`watch\` setting is not valid: ${parsed.problem}`,
+      });
+      continue;
+    }
+    if (outs.live === false) {
+      results.push(bare(who, "not_live", "not judged: the program keeps it off air (`live: false`)"));
+      continue;
+    }
+    if (isRecord(outs.rolledBack)) {
+      const r = outs.rolledBack;
+      const words = rolledBackWords({
+        at: typeof r.at === "string" ? r.at : null,
+        action: typeof r.action === "string" ? r.action : "unknown",
+        to: typeof r.to === "number" ? r.to : null,
+        ...(typeof r.reason === "string" ? { reason: r.reason } : {}),
+      });
+      results.push(bare(who, "not_live", `not judged: off air since it was ${words}`));
+      continue;
+    }
+    if (outs.isLive !== true) {
+      results.push(bare(who, "not_live", "not judged: this stack has not put it live"));
+      continue;
+    }
+    const watch = parsed.watch;
+    watched.push({
+      ...who,
+      watch,
+      origins: watch.origins ?? [...DEFAULT_WATCH_ORIGINS],
+      confidence: watch.confidence ?? DEFAULT_WATCH_CONFIDENCE,
+      minCalls: watch.minCalls ?? DEFAULT_WATCH_MIN_CALLS,
+      requirements: requirementsOf(watch),
+    });
+  }
+  return { watched, results };
+}
+
+/** The deploy history's newest row, or undefined when it is empty. */
+function newestRow(c: VoiceAgentClient, agentId: string): Promise<ActivationRowT | undefined> {
+  return c.versions.activations(agentId).find(() => true);
+}
+
+/**
+ * Tallies the calls of every live watched version from one listing of the workspace's calls (newest
+ * first, the union of their origins, back to the earliest window start): a pass costs the same
+ * pages whether it watches one version or five hundred. A listing cut short at `max` items marks
+ * the samples whose window reaches further back `truncated` (inconclusive, never a pass).
+ */
+async function sampleAll(c: VoiceAgentClient, live: Live[], max: number): Promise<void> {
+  if (live.length === 0) return;
+  const byVersion = new Map(live.map((l) => [`${l.agentId}/${l.version}`, l]));
+  const origins = [...new Set(live.flatMap((l) => l.origins))].sort();
+  const starts = live.map((l) => l.start);
+  const earliest = starts.includes(undefined) ? undefined : Math.min(...(starts as number[]));
+  let read = 0;
+  let last: number | undefined;
+  for await (const call of c.calls.list({ origin: origins, limit: 100 })) {
+    const at = Date.parse(call.created_at);
+    if (earliest !== undefined && at < earliest) return;
+    if (++read > max) {
+      for (const l of live)
+        if (l.start === undefined || last === undefined || l.start < last) l.sample.truncated = true;
+      return;
+    }
+    last = at;
+    const l = byVersion.get(`${call.agent_id}/${call.agent_version}`);
+    if (!l || (l.start !== undefined && at < l.start)) continue;
+    if (call.origin === null || !l.origins.includes(call.origin)) continue;
+    addCall(l.sample, l.requirements, call);
+  }
+}
+
+/** Each rate of a judged sample, with its interval. */
+function rateResults(l: Live, findings: ReturnType<typeof judgeSample>["findings"]): RateResult[] {
+  return l.requirements.map((r, i) => {
+    const t = l.sample.tallies[tallyKey(r as Parameters<typeof tallyKey>[0])] ?? { measured: 0, matching: 0 };
+    const interval = t.measured > 0 ? wilson(t.matching, t.measured, l.confidence) : null;
+    const f = findings[i];
+    return {
+      requirement: f?.requirement ?? "",
+      matching: t.matching,
+      measured: t.measured,
+      share: t.measured > 0 ? t.matching / t.measured : null,
+      low: interval?.low ?? null,
+      high: interval?.high ?? null,
+      atMost: (r as { atMost: number }).atMost,
+      verdict: f?.verdict ?? "error",
+      reason: f?.reason ?? "",
+    };
+  });
+}
+
+/** Why a version cannot be rolled back to, or nothing. */
+async function targetProblem(c: VoiceAgentClient, agentId: string, previous: number | null) {
+  if (previous === null)
+    return {
+      problem: "the agent was off air before this version went live: there is no version to put back",
+    };
+  try {
+    const detail = await c.agents.get(agentId, { version: previous });
+    if (!detail.is_published) return { problem: `version ${previous} is a draft` };
+    if (detail.blocked_reasons.length > 0)
+      return {
+        problem: `version ${previous} is blocked and cannot go live: ${detail.blocked_reasons.join("; ")}`,
+      };
+    return { notes: detail.notes };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "version_not_found")
+      return { problem: `version ${previous} no longer exists` };
+    throw err;
+  }
+}
+
+/** The failing rates' sentences: the reason recorded with the rollback. */
+function reasonOf(rates: RateResult[]): string {
+  return rates
+    .filter((r) => r.verdict === "fail")
+    .map((r) => r.reason)
+    .join("; ");
+}
+
+/** Judges one live watched version and acts on a `fail`. */
+async function judgeOne(c: VoiceAgentClient, l: Live, now: number, dryRun: boolean): Promise<WatchResult> {
+  const judgement = judgeSample(l.sample, l.requirements, now);
+  const s = l.sample;
+  const base: WatchResult = {
+    urn: l.urn,
+    name: l.name,
+    agentId: l.agentId,
+    version: l.version,
+    outcome: "inconclusive",
+    liveSince: l.row.at,
+    previous: l.row.previous_version,
+    calls: {
+      from: l.start === undefined ? null : new Date(l.start).toISOString(),
+      origins: l.origins,
+      analysed: s.analysed,
+      finished: Object.values(s.byStatus).reduce((a, b) => a + b, 0),
+      neverConnected: s.neverConnected,
+      voicemail: s.voicemail,
+      awaitingAnalysis: s.awaitingAnalysis,
+      running: s.running,
+      unknownStatus: s.unknownStatus,
+      truncated: s.truncated,
+    },
+    confidence: l.confidence,
+    minCalls: l.minCalls,
+    rates: rateResults(l, judgement.findings),
+    action: "",
+  };
+  if (judgement.verdict === "pass")
+    return { ...base, outcome: "healthy", action: "kept live: every bound holds" };
+  if (judgement.verdict !== "fail")
+    return {
+      ...base,
+      outcome: judgement.verdict === "error" ? "error" : "inconclusive",
+      action: "kept live: not enough evidence to tell",
+    };
+  const reason = reasonOf(base.rates);
+  const target = await targetProblem(c, l.agentId, l.row.previous_version);
+  if ("problem" in target)
+    return {
+      ...base,
+      outcome: "failing",
+      action: "stays live: nothing to roll back to",
+      problem: `a bound is exceeded (${reason}), but ${target.problem}`,
+    };
+  const to = l.row.previous_version as number;
+  if (dryRun) return { ...base, outcome: "would_roll_back", action: `would put version ${to} back live` };
+  // Right before the activation: a row written since this pass read the history (a deploy) wins.
+  const newest = await newestRow(c, l.agentId);
+  if (!newest || newest.id !== l.row.id)
+    return {
+      ...base,
+      outcome: "superseded",
+      action:
+        `nothing done: the live pointer moved since this pass read it` +
+        (newest
+          ? ` (${newest.action} to ${newest.version === null ? "off air" : `version ${newest.version}`} at ${newest.at}): that deploy wins`
+          : ""),
+      ...(newest ? { row: newest } : {}),
+    };
+  const row = await c.versions.activate(l.agentId, to);
+  const rolled: WatchResult = {
+    ...base,
+    outcome: "rolled_back",
+    action: `put version ${to} back live at ${row.at} (\`${row.action}\`); why is in version ${to}'s notes`,
+    row,
+  };
+  try {
+    await c.agents.patch(
+      l.agentId,
+      { notes: rollbackNote(target.notes, rollbackLine(row.at, l.version, to, reason)) },
+      { version: to },
+    );
+  } catch (err) {
+    return {
+      ...rolled,
+      action: `put version ${to} back live at ${row.at} (\`${row.action}\`)`,
+      problem: `why could not be written into version ${to}'s notes: ${(err as Error).message}`,
+    };
+  }
+  return rolled;
+}
+
+/**
+ * One pass of the watch over the AgentVersions `refresh` lists: judges each watched version this
+ * stack put live, rolls back those whose bounds are exceeded with confidence (unless `dryRun`).
+ */
+export async function watchPass(
+  refresh: PreviewJson,
+  c: VoiceAgentClient,
+  opts: WatchOptions = {},
+): Promise<WatchReport> {
+  const now = (opts.now ?? Date.now)();
+  const dryRun = opts.dryRun === true;
+  const { watched, results } = watchedOf(refresh);
+  const live: Live[] = [];
+  await Promise.all(
+    watched.map(async (w) => {
+      let row: ActivationRowT | undefined;
+      try {
+        row = await newestRow(c, w.agentId);
+      } catch (err) {
+        results.push({
+          ...bare(w, "error", "not judged"),
+          problem: `the deploy history could not be read: ${(err as Error).message}`,
+        });
+        return;
+      }
+      if (!row || row.version !== w.version) {
+        const now = row
+          ? row.version === null
+            ? "the agent is off air"
+            : `version ${row.version} is live`
+          : "the history is empty";
+        results.push(
+          bare(
+            w,
+            "not_live",
+            `not judged: not live any more (${now}${row ? `, since ${row.at} (\`${row.action}\`)` : ""}); the next \`pulumi refresh\` records it`,
+          ),
+        );
+        return;
+      }
+      const scope: SampleScope = {
+        agentId: w.agentId,
+        version: w.version,
+        origins: w.origins,
+        since: row.at,
+        ...(w.watch.windowMinutes !== undefined ? { lastMinutes: w.watch.windowMinutes } : {}),
+      };
+      live.push({
+        ...w,
+        row,
+        scope,
+        start: windowStart(scope, now),
+        sample: emptySample(scope, w.requirements, new Date(now).toISOString()),
+      });
+    }),
+  );
+  let listing: Error | undefined;
+  try {
+    await sampleAll(c, live, opts.maxCalls ?? MAX_CALLS);
+  } catch (err) {
+    listing = err as Error;
+  }
+  for (const l of live) {
+    if (listing) {
+      results.push({
+        ...bare(l, "error", "not judged"),
+        liveSince: l.row.at,
+        previous: l.row.previous_version,
+        problem: `the calls could not be read: ${listing.message}`,
+      });
+      continue;
+    }
+    try {
+      results.push(await judgeOne(c, l, now, dryRun));
+    } catch (err) {
+      results.push({
+        ...bare(l, "error", "not judged"),
+        liveSince: l.row.at,
+        previous: l.row.previous_version,
+        problem: (err as Error).message,
+      });
+    }
+  }
+  const stack = /^urn:pulumi:([^:]+)::/.exec(refresh.steps?.[0]?.urn ?? "")?.[1];
+  results.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+  return { ...(stack ? { stack } : {}), at: new Date(now).toISOString(), dryRun, results };
+}
+
+/** The exit code of a pass: 6 when something was (or would be) rolled back, 5 when incomplete, else 0. */
+export function watchExitCode(report: WatchReport): number {
+  if (report.results.some((r) => r.outcome === "rolled_back" || r.outcome === "would_roll_back"))
+    return ROLLED_BACK_EXIT;
+  if (report.results.some((r) => r.outcome === "error" || r.outcome === "failing" || r.problem !== undefined))
+    return INCOMPLETE_EXIT;
+  return 0;
+}
+
+const HEADINGS: Record<WatchOutcome, string> = {
+  rolled_back: "rolled back",
+  would_roll_back: "would roll back (dry run)",
+  failing: "failing, not rolled back",
+  superseded: "failing, a deploy moved the pointer first",
+  healthy: "healthy",
+  inconclusive: "inconclusive",
+  not_live: "not live",
+  error: "could not be judged",
+};
+
+const share = (v: number | null) => (v === null ? "–" : pct(v));
+
+/** One watched version's section. */
+function section(r: WatchResult): string {
+  const head = `#### ${r.outcome === "rolled_back" || r.outcome === "would_roll_back" ? "↩" : r.outcome === "healthy" ? "✓" : "·"} AgentVersion ${code(r.name)}: ${HEADINGS[r.outcome]}\n\n`;
+  const who = `Agent ${code(r.agentId)}, version **${r.version}**${r.liveSince ? `, live since ${r.liveSince}` : ""}${r.previous !== null ? ` (before it: version ${r.previous})` : ""}.`;
+  const c = r.calls;
+  const counted = c
+    ? ` Calls of ${c.origins.map(code).join(", ")} ${r.liveSince && c.from === r.liveSince ? "since it went live" : `since ${c.from ?? "ever"}`}: ` +
+      `${c.analysed} analysed conversations, ${c.finished} finished calls` +
+      [
+        c.neverConnected ? `, ${c.neverConnected} never connected` : "",
+        c.voicemail ? `, ${c.voicemail} reached voicemail` : "",
+        c.awaitingAnalysis ? `, ${c.awaitingAnalysis} awaiting analysis` : "",
+        c.running ? `, ${c.running} still running` : "",
+        c.unknownStatus ? `, ${c.unknownStatus} of an unknown status` : "",
+      ].join("") +
+      `${c.truncated ? "; **the listing was cut short**" : ""}.`
+    : "";
+  const table = r.rates.length
+    ? `\n\n| Rate | Measured | Share | ${pct(r.confidence)} interval | At most | Verdict |\n|---|---|---|---|---|---|\n` +
+      r.rates
+        .map(
+          (x) =>
+            `| ${literal(x.requirement.replace(/ at most [\d.]+%$/, ""))} | ${x.matching} of ${x.measured} | ${share(x.share)} | ` +
+            `${x.low === null ? "–" : `${pct(x.low)} to ${pct(x.high ?? 1)}`} | ${pct(x.atMost)} | ${x.verdict === "fail" ? "**fail**" : x.verdict} |`,
+        )
+        .join("\n")
+    : "";
+  const missing =
+    r.outcome === "inconclusive" || r.outcome === "error"
+      ? r.rates
+          .filter((x) => x.verdict !== "pass")
+          .map((x) => `\n- ${literal(x.reason)}`)
+          .join("")
+      : "";
+  const why = missing
+    ? `\n\nWhat is missing (at least ${r.minCalls} measured calls per rate):${missing}`
+    : "";
+  const problem = r.problem ? `\n\n**Problem**: ${literal(r.problem)}` : "";
+  return `${head}${who}${counted}${table}${why}\n\n**Did**: ${literal(r.action)}${problem}\n`;
+}
+
+/** The watch report as Markdown (a terminal, a job summary, an issue). */
+export function renderWatch(report: WatchReport, opts: { title?: string } = {}): string {
+  const title =
+    opts.title !== undefined
+      ? literal(opts.title)
+      : `Voice agents: watch${report.stack ? ` of stack ${code(report.stack)}` : ""}`;
+  const counts = new Map<WatchOutcome, number>();
+  for (const r of report.results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
+  const order: WatchOutcome[] = [
+    "rolled_back",
+    "would_roll_back",
+    "failing",
+    "superseded",
+    "error",
+    "inconclusive",
+    "healthy",
+    "not_live",
+  ];
+  const summary = order
+    .filter((o) => counts.has(o))
+    .map((o) => `${counts.get(o)} ${HEADINGS[o]}`)
+    .join(", ");
+  const n = report.results.length;
+  const dry = report.dryRun ? " Dry run: nothing was changed." : "";
+  if (n === 0)
+    return `### ${title}\n\nNo AgentVersion of this stack has \`watch\`: nothing to judge (pass at ${report.at}).${dry}\n`;
+  return (
+    `### ${title}\n\n**${summary}** (${n} watched version${n === 1 ? "" : "s"}; pass at ${report.at}).${dry}\n\n` +
+    report.results.map(section).join("\n")
+  );
+}

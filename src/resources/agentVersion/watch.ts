@@ -1,0 +1,135 @@
+/**
+ * The `watch` input of an AgentVersion (provider side): the bounds production's callers must stay
+ * within once the version is live. The provider only checks and records it (`check`, a change of
+ * `watch` alone writes nothing); `voice-agent-diff --watch` (`src/gitops/watch.ts`) reads it from
+ * the stack and judges the calls.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import type { VoiceAgentClient } from "../../client";
+import { failure } from "../../provider/failures";
+import { editDistance } from "../../provider/managed";
+import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
+import { CALL_ORIGINS } from "../../spec/calls";
+import { parseWith } from "../../spec/issues";
+
+/** Default of `watch.minCalls`. */
+export const DEFAULT_WATCH_MIN_CALLS = 20;
+/** Default of `watch.confidence`. */
+export const DEFAULT_WATCH_CONFIDENCE = 0.95;
+/** Origins judged when `watch.origins` is not set: every documented one but `api` (test calls). */
+export const DEFAULT_WATCH_ORIGINS: readonly string[] = CALL_ORIGINS.filter((o) => o !== "api");
+
+const Share = z.number().min(0).max(1);
+
+/** A bound on the share of calls whose analysis holds a value (promotion's form). */
+const AnalysisRate = z.strictObject({
+  analysis: z
+    .string()
+    .regex(/^[^/]+\/.+$/, 'must be "<group>/<analysis>", e.g. "Default Analysis/User Sentiment"'),
+  value: z.union([z.string(), z.number(), z.boolean()]),
+  atMost: Share,
+});
+
+/** A bound on the share of calls that finished with one of some statuses. */
+const StatusRate = z.strictObject({
+  status: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  atMost: Share,
+});
+
+/**
+ * One rate: a status rate when it has `status`, else an analysis rate, so that a problem is
+ * reported inside the form the user meant.
+ */
+const Rate = z.unknown().transform((value, ctx): WatchRate => {
+  const form = typeof value === "object" && value !== null && "status" in value ? StatusRate : AnalysisRate;
+  const r = form.safeParse(value);
+  if (r.success) return r.data;
+  for (const issue of r.error.issues) ctx.issues.push({ ...issue, input: value } as never);
+  return z.NEVER;
+});
+
+/** The `watch` input, as the provider reads it. */
+export const WatchSpec = z.strictObject({
+  rates: z.array(Rate).min(1),
+  minCalls: z.int().min(1).optional(),
+  windowMinutes: z.number().positive().optional(),
+  origins: z
+    .array(z.string().regex(/^[a-z_]+$/, "must be a call origin, e.g. inbound"))
+    .min(1)
+    .optional(),
+  confidence: z.number().gt(0.5).lt(1).optional(),
+});
+export type WatchSpec = z.infer<typeof WatchSpec>;
+
+/** A rate of `watch`, parsed. */
+export type WatchRate = z.infer<typeof AnalysisRate> | z.infer<typeof StatusRate>;
+
+/** Check failures of the `watch` input (`undefined` is fine), skipping what values unknown at preview decide. */
+export function watchFailures(value: unknown): pulumi.dynamic.CheckFailure[] {
+  if (value === undefined || value === null) return [];
+  const unknowns = unknownPaths(value, "watch");
+  const parsed = parseWith(WatchSpec, value, "watch");
+  if (parsed.ok) return [];
+  return parsed.issues
+    .filter((i) => !dependsOnUnknown(i.field, i.code, unknowns))
+    .map((i) => failure(i, i.field === "body" ? "watch" : i.field));
+}
+
+/**
+ * Why each analysis rate of `watch` names an analysis no enabled group of the workspace has (names
+ * compared exactly, as calls key them): such a rate never measures a call, so the watch would stay
+ * inconclusive for ever. Read at preview when `watch` is new or changed (one listing of the
+ * analysis library); values unknown at preview are left alone.
+ */
+export async function watchAnalysisFailures(
+  c: VoiceAgentClient,
+  value: unknown,
+): Promise<pulumi.dynamic.CheckFailure[]> {
+  const parsed = WatchSpec.safeParse(value);
+  if (!parsed.success) return [];
+  const rates = parsed.data.rates.flatMap((r, i) => ("analysis" in r ? [{ i, analysis: r.analysis }] : []));
+  if (rates.length === 0) return [];
+  const produced: string[] = [];
+  for await (const g of c.analysis.list()) {
+    if (!g.enabled) continue;
+    for (const item of g.items) if (item.enabled) produced.push(`${g.name}/${item.name}`);
+  }
+  return rates
+    .filter((r) => !produced.includes(r.analysis))
+    .map(({ i, analysis }) => {
+      const property = `watch.rates[${i}].analysis`;
+      const closest = [...produced].sort(
+        (a, b) =>
+          editDistance(a.toLowerCase(), analysis.toLowerCase()) -
+          editDistance(b.toLowerCase(), analysis.toLowerCase()),
+      )[0];
+      return {
+        property,
+        reason:
+          `${property}: no enabled analysis group of this workspace has an enabled analysis ${JSON.stringify(analysis)} ` +
+          `(names are compared exactly, as calls key them)${closest ? `; the closest is ${JSON.stringify(closest)}` : ""}: ` +
+          "no call would ever carry it, and the watch would never judge this rate",
+      };
+    });
+}
+
+/** The `watch` input as the state records it, parsed; a message naming the field when it is not valid. */
+export function parseWatch(value: unknown): { ok: true; watch: WatchSpec } | { ok: false; problem: string } {
+  const parsed = parseWith(WatchSpec, value, "watch");
+  if (parsed.ok) return { ok: true, watch: parsed.data };
+  return { ok: false, problem: parsed.issues.map((i) => i.message).join("; ") };
+}
+
+/** Check failures of the `reinstate` input. */
+export function reinstateFailures(value: unknown): pulumi.dynamic.CheckFailure[] {
+  if (value === undefined || (typeof value === "number" && Number.isInteger(value) && value >= 0)) return [];
+  if (unknownPaths(value, "reinstate").length > 0) return [];
+  return [
+    {
+      property: "reinstate",
+      reason:
+        "reinstate: must be an integer >= 0 (raise it to put a version that was taken off air back live)",
+    },
+  ];
+}

@@ -1,0 +1,245 @@
+/**
+ * The watch's pass (`watchPass`) against the emulator, on a refresh JSON shaped as Pulumi writes it:
+ * a bad live version is rolled back to the version before it (its reason in that version's notes,
+ * read back by the AgentVersion's refresh); too few calls are inconclusive and untouched; a healthy
+ * version is kept; `--dry-run` changes nothing; a deploy that moved the pointer meanwhile wins;
+ * nothing to roll back to is reported, never acted on; versions the stack did not put live are
+ * never touched; no call is ever placed. Then the Markdown report and the exit codes.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { beforeEach, describe, expect, test, vi } from "vitest";
+import type { VoiceAgentClient } from "../../src/client";
+import type { RunningEmulator } from "../../src/emulator";
+import type { PreviewJson } from "../../src/gitops/preview";
+import { renderWatch, watchExitCode, watchPass } from "../../src/gitops/watch";
+import { agentProvider } from "../../src/resources/agent/provider";
+import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
+import { TYPE_PREFIX } from "../../src/resources/typeNames";
+import { checkAndCreate, emulatorForFile, testContext } from "../provider/support";
+import { clearRequestLog, requestLog, resetEmulator, setCallOutcomes, trafficCall } from "../support/control";
+
+const agents = agentProvider(testContext);
+const versions = agentVersionProvider(testContext);
+
+let emu: RunningEmulator;
+let client: VoiceAgentClient;
+emulatorForFile({ callSeconds: 0.05 }, (e, c) => {
+  emu = e;
+  client = c;
+});
+beforeEach(async () => {
+  await resetEmulator(emu);
+});
+
+type Props = Record<string, any>;
+const WATCH = { rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 }] };
+
+function versionInputs(agentOuts: Props, extra: Props = {}): Props {
+  const known: Record<string, number> = agentOuts.knownVersions ?? {};
+  return {
+    agentId: agentOuts.agentId,
+    contentHash: agentOuts.contentHash,
+    knownVersion: known[agentOuts.contentHash],
+    knownUpTo: Math.max(-1, ...Object.values(known)),
+    draftVersion: agentOuts.draftVersion,
+    documentRevision: agentOuts.documentRevision,
+    draftPublished: agentOuts.draftPublished,
+    draftHash: agentOuts.draftHash,
+    latestVersion: agentOuts.latestVersion,
+    live: true,
+    ...extra,
+  };
+}
+
+/** An agent whose stack put version 0, then (unless `one`) version 1 live, watched: the AgentVersion's state. */
+async function deployed(name: string, extra: Props = { watch: WATCH }, one = false) {
+  const a = await checkAndCreate(agents, { name, systemPrompt: "## Agent Purpose\nv0" });
+  const v0 = await checkAndCreate(versions, versionInputs(a.outs, extra));
+  if (one) return { agentId: a.id as string, id: v0.id, outs: v0.outs as Props, inputs: v0.inputs };
+  const news = (await agents.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })).inputs;
+  const a1 = await agents.update(a.id, a.outs, news);
+  const inputs = versionInputs(a1.outs as Props, extra);
+  const v1 = await versions.update(v0.id, v0.outs, inputs);
+  return { agentId: a.id as string, id: v0.id, outs: v1.outs as Props, inputs };
+}
+
+/** The refresh JSON of a stack holding these AgentVersions (name → state), as `pulumi refresh --preview-only --json` prints it. */
+function refreshOf(resources: Record<string, { id: string; inputs: Props; outs: Props }>): PreviewJson {
+  return {
+    steps: [
+      { op: "refresh", urn: "urn:pulumi:prod::watch::pulumi:pulumi:Stack::watch-prod" },
+      ...Object.entries(resources).map(([name, r]) => ({
+        op: "refresh",
+        urn: `urn:pulumi:prod::watch::${TYPE_PREFIX}AgentVersion::${name}`,
+        oldState: { type: `${TYPE_PREFIX}AgentVersion`, id: r.id, inputs: r.inputs, outputs: r.outs },
+        newState: { type: `${TYPE_PREFIX}AgentVersion`, id: r.id, inputs: r.inputs, outputs: r.outs },
+      })),
+    ],
+  };
+}
+
+/** `n` inbound calls to the agent's live version, the first `negative` of them with a negative sentiment; waits until all are analysed. */
+async function traffic(agentId: string, n: number, negative: number, origin = "inbound") {
+  for (let i = 0; i < n; i++) {
+    await setCallOutcomes(emu, [
+      {
+        match: { agent_id: agentId },
+        analysis: { "Default Analysis": { "User Sentiment": i < negative ? "negative" : "positive" } },
+      },
+    ]);
+    await trafficCall(emu, { agent_id: agentId, direction: "inbound", origin } as never);
+  }
+  await setCallOutcomes(emu, []);
+  for (let i = 0; i < 100; i++) {
+    const page = await client.calls.listPage({ limit: 100 });
+    if (page.data.every((c) => c.custom_analysis !== null)) return;
+    await sleep(50);
+  }
+  throw new Error("the calls did not finish");
+}
+
+describe("a pass", () => {
+  test("a bad version is rolled back to the version before it, its reason in that version's notes", async () => {
+    const s = await deployed("Bad agent");
+    await traffic(s.agentId, 30, 15);
+    await clearRequestLog(emu);
+    const report = await watchPass(refreshOf({ "support-live": s }), client);
+    const [r] = report.results;
+    expect(r).toMatchObject({ outcome: "rolled_back", version: 1, previous: 0, agentId: s.agentId });
+    expect(r?.rates[0]).toMatchObject({
+      matching: 15,
+      measured: 30,
+      share: 0.5,
+      atMost: 0.2,
+      verdict: "fail",
+    });
+    expect(r?.rates[0]?.low).toBeGreaterThan(0.2);
+    expect(watchExitCode(report)).toBe(6);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+    const history = await client.versions.activations(s.agentId).toArray();
+    expect(history[0]).toMatchObject({ action: "rollback", version: 0, previous_version: 1 });
+    // No call placed, and the only writes: the activation and version 0's notes.
+    const writes = (await requestLog(emu))
+      .filter((e) => e.method !== "GET")
+      .map((e) => `${e.method} ${e.path}`);
+    expect(writes).toEqual([
+      `POST /v1/agents/${s.agentId}/activations`,
+      `PATCH /v1/agents/${s.agentId}?version=0`,
+    ]);
+    const notes = (await client.agents.get(s.agentId, { version: 0 })).notes ?? "";
+    expect(notes).toContain(
+      `[voice-agent watch] ${history[0]?.at}: version 1 taken off air, version 0 put back live: `,
+    );
+    expect(notes).toContain('Default Analysis/User Sentiment = "negative" on 15 of 30 calls');
+
+    // The next refresh of the AgentVersion records it, with the watch's reason.
+    const read = await versions.read(s.id, s.outs);
+    expect(read.props?.rolledBack).toMatchObject({ at: history[0]?.at, action: "rollback", to: 0 });
+    expect(read.props?.rolledBack.reason).toContain("on 15 of 30 calls");
+
+    const md = renderWatch(report);
+    expect(md).toContain("### Voice agents: watch of stack `prod`");
+    expect(md).toContain("**1 rolled back** (1 watched version;");
+    expect(md).toContain("#### ↩ AgentVersion `support-live`: rolled back");
+    expect(md).toMatch(
+      /\| Default Analysis\/User Sentiment = "negative" \| 15 of 30 \| 50% \| [\d.]+% to [\d.]+% \| 20% \| \*\*fail\*\* \|/,
+    );
+    expect(md).toContain("**Did**: put version 0 back live at");
+
+    // A second pass: the version is not live any more, nothing is done.
+    const again = await watchPass(refreshOf({ "support-live": s }), client);
+    expect(again.results[0]).toMatchObject({ outcome: "not_live" });
+    expect(watchExitCode(again)).toBe(0);
+  });
+
+  test("five calls, all negative: inconclusive, untouched, the report says what is missing", async () => {
+    const s = await deployed("Few calls");
+    await traffic(s.agentId, 5, 5);
+    const report = await watchPass(refreshOf({ "support-live": s }), client);
+    expect(report.results[0]).toMatchObject({ outcome: "inconclusive" });
+    expect(watchExitCode(report)).toBe(0);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
+    expect(renderWatch(report)).toContain("too few to judge (at least 20 needed; at most 20%)");
+  });
+
+  test("healthy: kept; calls of other origins (api: tests) and of earlier versions are not judged", async () => {
+    const s = await deployed("Healthy");
+    await traffic(s.agentId, 25, 0);
+    await traffic(s.agentId, 10, 10, "api");
+    const report = await watchPass(refreshOf({ "support-live": s }), client);
+    expect(report.results[0]).toMatchObject({ outcome: "healthy", calls: { analysed: 25 } });
+    expect(report.results[0]?.rates[0]).toMatchObject({ matching: 0, measured: 25, verdict: "pass" });
+    expect(watchExitCode(report)).toBe(0);
+  });
+
+  test("--dry-run says what it would do and changes nothing", async () => {
+    const s = await deployed("Dry run");
+    await traffic(s.agentId, 30, 20);
+    await clearRequestLog(emu);
+    const report = await watchPass(refreshOf({ "support-live": s }), client, { dryRun: true });
+    expect(report.results[0]).toMatchObject({
+      outcome: "would_roll_back",
+      action: "would put version 0 back live",
+    });
+    expect(watchExitCode(report)).toBe(6);
+    expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
+    expect(renderWatch(report)).toContain("Dry run: nothing was changed.");
+  });
+
+  test("a deploy that moved the pointer right before the activation wins, and is reported", async () => {
+    const s = await deployed("Race");
+    await traffic(s.agentId, 30, 20);
+    // The deploy: version 0 put live by someone else between the pass's two history reads.
+    const get = client.agents.get.bind(client.agents);
+    const getSpy = vi
+      .spyOn(client.agents, "get")
+      .mockImplementation(async (...args: Parameters<typeof get>) => {
+        const out = await get(...args);
+        if (args[1]?.version === 0) await client.versions.activate(s.agentId, 0);
+        return out;
+      });
+    try {
+      const report = await watchPass(refreshOf({ "support-live": s }), client);
+      expect(report.results[0]).toMatchObject({ outcome: "superseded" });
+      expect(report.results[0]?.action).toMatch(
+        /the live pointer moved since this pass read it \(rollback to version 0 at .*\): that deploy wins/,
+      );
+      expect(watchExitCode(report)).toBe(0);
+    } finally {
+      getSpy.mockRestore();
+    }
+    const history = await client.versions.activations(s.agentId).toArray();
+    expect(history.filter((h) => h.previous_version === 1)).toHaveLength(1);
+  });
+
+  test("nothing to roll back to (the first version ever live): reported, stays live, exit 5", async () => {
+    const s = await deployed("First", { watch: WATCH }, true);
+    await traffic(s.agentId, 30, 20);
+    const report = await watchPass(refreshOf({ "support-live": s }), client);
+    expect(report.results[0]).toMatchObject({ outcome: "failing", version: 0, previous: null });
+    expect(report.results[0]?.problem).toContain("there is no version to put back");
+    expect(watchExitCode(report)).toBe(5);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+  });
+
+  test("only versions this stack put live and asks live are judged; a watch that cannot be read is an error", async () => {
+    const parked = await deployed("Parked");
+    const unwatched = await deployed("Unwatched", {});
+    const secret = await deployed("Secret");
+    await traffic(parked.agentId, 30, 30);
+    const report = await watchPass(
+      refreshOf({
+        parked: { ...parked, outs: { ...parked.outs, live: false } },
+        unwatched,
+        secret: { ...secret, inputs: { ...secret.inputs, watch: "[secret]" } },
+      }),
+      client,
+    );
+    expect(report.results.map((r) => [r.name, r.outcome])).toEqual([
+      ["parked", "not_live"],
+      ["secret", "error"],
+    ]);
+    expect(watchExitCode(report)).toBe(5);
+    expect((await client.agents.get(parked.agentId)).live_version).toBe(1);
+  });
+});

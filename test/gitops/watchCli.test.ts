@@ -1,0 +1,131 @@
+/**
+ * `voice-agent-diff --watch` as a command (the built CLI, against the emulator): one pass with
+ * `--dry-run` and `--json`, exit code 6 without changing anything; `--every` runs a pass again and
+ * again, reading the refresh file anew each time, until SIGTERM, and exits with the code of what it
+ * did; the API key never printed.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { closeDispatchers, VoiceAgentClient } from "../../src/client";
+import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { TYPE_PREFIX } from "../../src/resources/typeNames";
+import { clearRequestLog, requestLog, setCallOutcomes, trafficCall } from "../support/control";
+import { REPO_ROOT } from "../support/pulumi";
+
+const CLI = path.join(REPO_ROOT, "dist/gitops/cli.js");
+const WATCH = { rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 }] };
+
+let emu: RunningEmulator;
+let client: VoiceAgentClient;
+let dir: string;
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, callSeconds: 0.05 });
+  client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+  dir = mkdtempSync(path.join(REPO_ROOT, ".tmp", "watch-cli-"));
+});
+afterAll(async () => {
+  await closeDispatchers();
+  await emu?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** An agent with versions 0 and 1, version 1 live, and `negative` of `n` inbound calls unhappy. */
+async function watchedAgent(name: string, n: number, negative: number) {
+  const a = await client.agents.create({ name, system_prompt: "## Agent Purpose\nv0" });
+  await client.versions.publish(a.id, 0);
+  await client.versions.activate(a.id, 0);
+  await client.agents.patch(a.id, { system_prompt: "## Agent Purpose\nv1" });
+  await client.versions.publish(a.id, 1);
+  await client.versions.activate(a.id, 1);
+  for (let i = 0; i < n; i++) {
+    const sentiment = i < negative ? "negative" : "positive";
+    await setCallOutcomes(emu, [
+      { match: { agent_id: a.id }, analysis: { "Default Analysis": { "User Sentiment": sentiment } } },
+    ]);
+    await trafficCall(emu, { agent_id: a.id, direction: "inbound" } as never);
+  }
+  await setCallOutcomes(emu, []);
+  await sleep(500);
+  return a.id;
+}
+
+/** A refresh JSON file of a stack with the watched AgentVersion of each agent. */
+function refreshFile(name: string, agentIds: string[]): string {
+  const steps = [
+    { op: "refresh", urn: "urn:pulumi:prod::cli::pulumi:pulumi:Stack::cli-prod" },
+    ...agentIds.map((agentId, i) => {
+      const inputs = { agentId, live: true, watch: WATCH, draftVersion: 1, documentRevision: 1 };
+      const state = {
+        type: `${TYPE_PREFIX}AgentVersion`,
+        id: `${agentId}/0`,
+        inputs,
+        outputs: { ...inputs, version: 1, isLive: true },
+      };
+      return {
+        op: "refresh",
+        urn: `urn:pulumi:prod::cli::${TYPE_PREFIX}AgentVersion::live-${i}`,
+        oldState: state,
+        newState: state,
+      };
+    }),
+  ];
+  const file = path.join(dir, name);
+  writeFileSync(file, JSON.stringify({ steps }));
+  return file;
+}
+
+const env = () => ({ ...process.env, VOICE_AGENT_BASE_URL: emu.url, VOICE_AGENT_API_KEY: DEFAULT_API_KEY });
+
+test("one pass with --dry-run and --json: exit 6, what it would do, nothing changed", async () => {
+  const agentId = await watchedAgent("CLI dry run", 30, 20);
+  const file = refreshFile("dry.json", [agentId]);
+  const json = path.join(dir, "dry-watch.json");
+  await clearRequestLog(emu);
+  const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, "--watch", "--dry-run", "--json", json, file],
+      { env: env() },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
+    );
+  });
+  expect(r.code).toBe(6);
+  expect(r.stderr).toBe("");
+  expect(r.stdout).toContain("#### ↩ AgentVersion `live-0`: would roll back (dry run)");
+  expect(r.stdout + r.stderr).not.toContain(DEFAULT_API_KEY);
+  expect(JSON.parse(readFileSync(json, "utf8"))).toMatchObject({
+    dryRun: true,
+    results: [{ outcome: "would_roll_back", agentId, version: 1, previous: 0 }],
+  });
+  expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
+  expect((await client.agents.get(agentId)).live_version).toBe(1);
+});
+
+test("--every: a pass again and again, the file read anew, until SIGTERM; exit 6 once one rolled back", async () => {
+  const healthy = await watchedAgent("CLI healthy", 25, 0);
+  const bad = await watchedAgent("CLI bad", 30, 20);
+  const file = refreshFile("every.json", [healthy]);
+  const child = spawn(process.execPath, [CLI, "--watch", "--every", "0.2", file], { env: env() });
+  let stdout = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  const passes = () => stdout.split("### Voice agents: watch").length - 1;
+  for (let i = 0; i < 100 && passes() < 2; i++) await sleep(50);
+  expect(passes()).toBeGreaterThanOrEqual(2);
+  expect(stdout).toContain("#### ✓ AgentVersion `live-0`: healthy");
+  // A deploy job rewrites the file: the next pass watches the bad version too, and rolls it back.
+  refreshFile("every.json", [healthy, bad]);
+  for (let i = 0; i < 100 && !stdout.includes("rolled back"); i++) await sleep(50);
+  expect(stdout).toContain("#### ↩ AgentVersion `live-1`: rolled back");
+  const code = await new Promise<number | null>((resolve) => {
+    child.on("exit", (c) => resolve(c));
+    child.kill("SIGTERM");
+  });
+  expect(code).toBe(6);
+  expect((await client.agents.get(bad)).live_version).toBe(0);
+  expect((await client.agents.get(healthy)).live_version).toBe(1);
+});

@@ -1,0 +1,287 @@
+/**
+ * Rollback-aware deploys at the provider level: a version the AgentVersion put live that was taken
+ * off air afterwards (a rollback in the dashboard or by the watch, a deactivation) is recorded by
+ * `read` (`rolledBack`), left off air by `diff` and by an `update` that finds it so, put back by a
+ * raised `reinstate`, and replaced as usual by a new configuration. `watch` and `reinstate` are
+ * checked at preview, each problem named by its field.
+ */
+import { beforeEach, describe, expect, test } from "vitest";
+import type { VoiceAgentClient } from "../../src/client";
+import type { RunningEmulator } from "../../src/emulator";
+import { UNKNOWN } from "../../src/provider/normalize";
+import { agentProvider } from "../../src/resources/agent/provider";
+import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
+import { rollbackLine, rollbackNote } from "../../src/resources/agentVersion/rollback";
+import { clearRequestLog, requestLog, resetEmulator } from "../support/control";
+import { checkAndCreate, emulatorForFile, testContext } from "./support";
+
+const agents = agentProvider(testContext);
+const versions = agentVersionProvider(testContext);
+
+let emu: RunningEmulator;
+let client: VoiceAgentClient;
+emulatorForFile({}, (e, c) => {
+  emu = e;
+  client = c;
+});
+beforeEach(async () => {
+  await resetEmulator(emu);
+});
+
+type Props = Record<string, any>;
+
+/** The AgentVersion's inputs as its constructor derives them from the Agent's outputs. */
+function versionInputs(agentOuts: Props, extra: Props = {}): Props {
+  const known: Record<string, number> = agentOuts.knownVersions ?? {};
+  return {
+    agentId: agentOuts.agentId,
+    contentHash: agentOuts.contentHash,
+    knownVersion: known[agentOuts.contentHash],
+    knownUpTo: Math.max(-1, ...Object.values(known)),
+    draftVersion: agentOuts.draftVersion,
+    documentRevision: agentOuts.documentRevision,
+    draftPublished: agentOuts.draftPublished,
+    draftHash: agentOuts.draftHash,
+    latestVersion: agentOuts.latestVersion,
+    live: true,
+    ...extra,
+  };
+}
+
+/** An agent with versions 0 and 1 published by the stack, version 1 live: the AgentVersion's state. */
+async function twoVersions(extra: Props = {}) {
+  const base = { name: "Rollback-aware agent", systemPrompt: "## Agent Purpose\nv0" };
+  const a = await checkAndCreate(agents, base);
+  const v0 = await checkAndCreate(versions, versionInputs(a.outs, extra));
+  const news = (await agents.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })).inputs;
+  const a1 = await agents.update(a.id, a.outs, news);
+  const inputs = versionInputs(a1.outs as Props, extra);
+  expect((await versions.diff(v0.id, v0.outs, inputs)).changes).toBe(true);
+  const v1 = await versions.update(v0.id, v0.outs, inputs);
+  expect(v1.outs).toMatchObject({ version: 1, isLive: true });
+  return {
+    agentId: a.id as string,
+    id: v0.id,
+    inputs,
+    outs: v1.outs as Props,
+    agent: { ...a1, inputs: news },
+  };
+}
+
+describe("a version taken off air after this stack put it live", () => {
+  test("refresh records the row that did it and the watch's reason; no deploy puts it back", async () => {
+    const s = await twoVersions();
+    const row = await client.versions.activate(s.agentId, 0);
+    // The watch writes why into the notes of the version it put back live.
+    const line = rollbackLine(row.at, 1, 0, "Default Analysis/User Sentiment = negative on 12 of 30 calls");
+    await client.agents.patch(s.agentId, { notes: rollbackNote("Release 0", line) }, { version: 0 });
+
+    const read = await versions.read(s.id, s.outs);
+    expect(read.inputs?.live).toBe(true);
+    expect(read.props).toMatchObject({
+      version: 1,
+      isLive: false,
+      rolledBack: {
+        at: row.at,
+        action: "rollback",
+        to: 0,
+        reason: "Default Analysis/User Sentiment = negative on 12 of 30 calls",
+      },
+    });
+    // The same program: no change, so neither `up` nor `up --refresh` writes anything.
+    expect((await versions.diff(s.id, read.props as Props, s.inputs)).changes).toBe(false);
+
+    // A second refresh finds the same row: it keeps the reason without reading the notes again.
+    await clearRequestLog(emu);
+    const again = await versions.read(s.id, read.props as Props);
+    expect(again.props?.rolledBack).toEqual(read.props?.rolledBack);
+    const log = (await requestLog(emu)).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, ":id")}`);
+    expect(log).toEqual(["GET /v1/agents/:id?version=1", "GET /v1/agents/:id/activations"]);
+  });
+
+  test("an update without a refresh (a label change) finds it off air and leaves it there", async () => {
+    const s = await twoVersions();
+    const row = await client.versions.activate(s.agentId, null); // taken off air in the dashboard
+    const relabel = { ...s.inputs, label: "hotfix" };
+    expect((await versions.diff(s.id, s.outs, relabel)).changes).toBe(true);
+    const updated = await versions.update(s.id, s.outs, relabel);
+    expect(updated.outs).toMatchObject({
+      isLive: false,
+      label: "hotfix",
+      rolledBack: { at: row.at, action: "deactivate", to: null },
+    });
+    expect((await client.agents.get(s.agentId)).live_version).toBeNull();
+    expect((await versions.diff(s.id, updated.outs as Props, relabel)).changes).toBe(false);
+  });
+
+  test("raising reinstate puts it back live; lowering it again changes nothing", async () => {
+    const s = await twoVersions();
+    await client.versions.activate(s.agentId, 0);
+    const read = await versions.read(s.id, s.outs);
+    const reinstate = { ...s.inputs, reinstate: 1 };
+    const checked = await versions.check(read.props as Props, reinstate);
+    expect(checked.failures ?? []).toEqual([]);
+    expect((await versions.diff(s.id, read.props as Props, reinstate)).changes).toBe(true);
+    const back = await versions.update(s.id, read.props as Props, reinstate);
+    expect(back.outs).toMatchObject({ version: 1, isLive: true, activation: "activate" });
+    expect(back.outs).not.toHaveProperty("rolledBack");
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
+
+    // Taken off again: reinstate 1 is already recorded, so it stays off air until raised to 2.
+    await client.versions.activate(s.agentId, 0);
+    const read2 = await versions.read(s.id, back.outs as Props);
+    expect(read2.props?.rolledBack).toMatchObject({ action: "rollback", to: 0 });
+    expect((await versions.diff(s.id, read2.props as Props, reinstate)).changes).toBe(false);
+    const lowered = { ...s.inputs, reinstate: 0 };
+    const kept = await versions.update(s.id, read2.props as Props, lowered);
+    expect(kept.outs).toMatchObject({ isLive: false, rolledBack: { to: 0 } });
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+  });
+
+  test("a new configuration publishes and goes live as usual", async () => {
+    const s = await twoVersions();
+    await client.versions.activate(s.agentId, 0);
+    const read = await versions.read(s.id, s.outs);
+    // The Agent's refresh reads the live version 0; the program's new prompt opens draft 2.
+    const agentRead = await agents.read(s.agentId, s.agent.outs as Props);
+    const news = (
+      await agents.check(agentRead.inputs as Props, {
+        ...s.agent.inputs,
+        systemPrompt: "## Agent Purpose\nv2",
+      })
+    ).inputs;
+    const a2 = await agents.update(s.agentId, agentRead.props as Props, news);
+    const inputs = versionInputs(a2.outs as Props);
+    expect((await versions.diff(s.id, read.props as Props, inputs)).changes).toBe(true);
+    const v2 = await versions.update(s.id, read.props as Props, inputs);
+    expect(v2.outs).toMatchObject({ version: 2, isLive: true, origin: "published" });
+    expect(v2.outs).not.toHaveProperty("rolledBack");
+  });
+
+  test("back live by someone else: the record goes, nothing to do", async () => {
+    const s = await twoVersions();
+    await client.versions.activate(s.agentId, 0);
+    const read = await versions.read(s.id, s.outs);
+    await client.versions.activate(s.agentId, 1);
+    const again = await versions.read(s.id, read.props as Props);
+    expect(again.props).toMatchObject({ isLive: true });
+    expect(again.props).not.toHaveProperty("rolledBack");
+    expect((await versions.diff(s.id, again.props as Props, s.inputs)).changes).toBe(false);
+  });
+
+  test("a version published with live: false is not rolled back; live: true then puts it live", async () => {
+    const s = await twoVersions();
+    const parked = { ...s.inputs, live: false };
+    const off = await versions.update(s.id, s.outs, parked);
+    // live: false does not move the pointer: version 1 is still live; take it off as a person would.
+    await client.versions.activate(s.agentId, 0);
+    const read = await versions.read(s.id, off.outs as Props);
+    expect(read.props).not.toHaveProperty("rolledBack");
+    const on = await versions.update(s.id, read.props as Props, s.inputs);
+    expect(on.outs).toMatchObject({ isLive: true });
+  });
+});
+
+describe("check: watch and reinstate", () => {
+  const watch = { rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 }] };
+
+  test("a valid watch with both kinds of rate passes", async () => {
+    const r = await versions.check(
+      {},
+      {
+        agentId: "a",
+        draftVersion: 0,
+        documentRevision: 1,
+        watch: {
+          rates: [
+            ...watch.rates,
+            { status: ["failed", "no_answer"], atMost: 0.05 },
+            { status: "busy", atMost: 0.1 },
+          ],
+          minCalls: 30,
+          windowMinutes: 60,
+          origins: ["inbound", "widget"],
+          confidence: 0.9,
+        },
+        reinstate: 2,
+      },
+    );
+    expect(r.failures ?? []).toEqual([]);
+  });
+
+  test("each problem names its field; unknown keys are refused; unknowns at preview are left alone", async () => {
+    const r = await versions.check(
+      {},
+      {
+        agentId: "a",
+        draftVersion: 0,
+        documentRevision: 1,
+        watch: {
+          rates: [
+            { analysis: "Sentiment", value: "negative", atMost: 1.5 },
+            { status: [], atMost: 0.1 },
+            { analysis: "Default Analysis/Outcome", value: "resolved", atMost: 0.1, atLeast: 0.5 },
+          ],
+          minCalls: 0,
+          confidence: 1,
+          window: 5,
+        },
+        reinstate: -1,
+      },
+    );
+    const reasons = (r.failures ?? []).map((f) => `${f.property}: ${f.reason}`).join("\n");
+    expect(reasons).toMatch(/^watch\.rates\[0\]\.analysis: .*"<group>\/<analysis>"/m);
+    expect(reasons).toMatch(/^watch\.rates\[0\]\.atMost: /m);
+    expect(reasons).toMatch(/^watch\.rates\[1\]\.status: /m);
+    expect(reasons).toMatch(/^watch\.rates\[2\]\.atLeast: .*extra_forbidden/m);
+    expect(reasons).toMatch(/^watch\.minCalls: /m);
+    expect(reasons).toMatch(/^watch\.confidence: /m);
+    expect(reasons).toMatch(/^watch\.window: .*extra_forbidden/m);
+    expect(reasons).toMatch(/^reinstate: reinstate: must be an integer >= 0/m);
+
+    const unknown = await versions.check(
+      {},
+      {
+        agentId: "a",
+        draftVersion: 0,
+        documentRevision: 1,
+        watch: { rates: [{ analysis: UNKNOWN, value: "negative", atMost: UNKNOWN }], minCalls: UNKNOWN },
+        reinstate: UNKNOWN,
+      },
+    );
+    expect(unknown.failures ?? []).toEqual([]);
+  });
+
+  test("a rate naming an analysis no group of the workspace has is refused at preview, with the closest", async () => {
+    const misspelt = {
+      rates: [{ analysis: "Default Analysis/User Sentimnet", value: "negative", atMost: 0.2 }],
+    };
+    const r = await versions.check(
+      {},
+      { agentId: "a", draftVersion: 0, documentRevision: 1, watch: misspelt },
+    );
+    expect(r.failures).toEqual([
+      {
+        property: "watch.rates[0].analysis",
+        reason: expect.stringContaining(
+          'no enabled analysis group of this workspace has an enabled analysis "Default Analysis/User Sentimnet" (names are compared exactly, as calls key them); the closest is "Default Analysis/User Sentiment"',
+        ),
+      },
+    ]);
+    // Unchanged since the last deploy: not read again (a no-op preview reads nothing).
+    await clearRequestLog(emu);
+    await versions.check({ watch }, { agentId: "a", draftVersion: 0, documentRevision: 1, watch });
+    expect(await requestLog(emu)).toEqual([]);
+  });
+
+  test("a change of watch alone is recorded: no request", async () => {
+    const s = await twoVersions();
+    const watched = { ...s.inputs, watch };
+    expect((await versions.diff(s.id, s.outs, watched)).changes).toBe(true);
+    await clearRequestLog(emu);
+    const updated = await versions.update(s.id, s.outs, watched);
+    expect(updated.outs).toMatchObject({ watch, isLive: true });
+    const writes = (await requestLog(emu)).filter((r) => r.method !== "GET");
+    expect(writes).toEqual([]);
+  });
+});
