@@ -488,6 +488,19 @@ describe("AgentVersion", () => {
       expect((await agentHandler.diff(a.id, next.agent.outs, next.agent.inputs)).changes).toBe(false);
     });
 
+    test("a rollback in the dashboard, then a change with a plain up: deploys, no conflict", async () => {
+      const a = await createAgent(base);
+      await publish(a.outs);
+      const v1 = await change(a, "## Agent Purpose\nsecond");
+      expect(v1.version.outs).toMatchObject({ version: 1, isLive: true });
+      await client.versions.activate(a.id, 0); // a person rolls back in the dashboard
+      const next = await change(v1.agent, "## Agent Purpose\nthird");
+      expect(next.version.outs).toMatchObject({ version: 2, origin: "published", isLive: true });
+      expect((await client.agents.get(a.id, { version: "live" })).system_prompt).toBe(
+        "## Agent Purpose\nthird",
+      );
+    });
+
     test("with no live version, the draft branches from the latest and the change deploys", async () => {
       const a = await createAgent(base);
       await publish(a.outs, { live: false });
