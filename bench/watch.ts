@@ -24,6 +24,7 @@ import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { closeDispatchers, VoiceAgentClient } from "../src/client";
 import type { TrafficRequest } from "../src/emulator";
+import { mulberry32 } from "../src/emulator/faults";
 import type { PreviewJson } from "../src/gitops/preview";
 import { watchPass } from "../src/gitops/watch";
 import { TYPE_PREFIX } from "../src/resources/typeNames";
@@ -48,18 +49,6 @@ const CALL_MINUTES = Number(process.argv[5] ?? 1);
 
 const WATCH = { rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 }] };
 const NEGATIVE = { "Default Analysis": { "User Sentiment": "negative" } };
-
-/** A seeded PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `n` agents, each with versions 0 and 1 published and version 1 live: the watched AgentVersions' state. */
 async function agents(c: VoiceAgentClient, n: number, tag: string) {
@@ -124,7 +113,7 @@ async function timeToRollback(): Promise<void> {
   const passSeconds: number[] = [];
   try {
     for (let trial = 1; trial <= TRIALS; trial++) {
-      const random = prng(trial);
+      const random = mulberry32(trial);
       const [v] = await agents(c, 1, `ttr ${trial}`);
       const { agentId } = v!;
       const live = await c.versions.activate(agentId, 1); // the bad version goes live

@@ -15,7 +15,7 @@ import { renderWatch, watchExitCode, watchPass } from "../../src/gitops/watch";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { TYPE_PREFIX } from "../../src/resources/typeNames";
-import { checkAndCreate, emulatorForFile, testContext } from "../provider/support";
+import { checkAndCreate, emulatorForFile, testContext, versionInputs } from "../provider/support";
 import { clearRequestLog, requestLog, resetEmulator, setCallOutcomes, trafficCall } from "../support/control";
 
 const agents = agentProvider(testContext);
@@ -33,23 +33,6 @@ beforeEach(async () => {
 
 type Props = Record<string, any>;
 const WATCH = { rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 }] };
-
-function versionInputs(agentOuts: Props, extra: Props = {}): Props {
-  const known: Record<string, number> = agentOuts.knownVersions ?? {};
-  return {
-    agentId: agentOuts.agentId,
-    contentHash: agentOuts.contentHash,
-    knownVersion: known[agentOuts.contentHash],
-    knownUpTo: Math.max(-1, ...Object.values(known)),
-    draftVersion: agentOuts.draftVersion,
-    documentRevision: agentOuts.documentRevision,
-    draftPublished: agentOuts.draftPublished,
-    draftHash: agentOuts.draftHash,
-    latestVersion: agentOuts.latestVersion,
-    live: true,
-    ...extra,
-  };
-}
 
 /** An agent whose stack put version 0, then (unless `one`) version 1 live, watched: the AgentVersion's state. */
 async function deployed(name: string, extra: Props = { watch: WATCH }, one = false) {

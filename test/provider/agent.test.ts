@@ -12,7 +12,7 @@ import { agentVersionProvider } from "../../src/resources/agentVersion/provider"
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
 import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
 import { clearRequestLog, openDraft, requestLog, resetEmulator, retireModel } from "../support/control";
-import { checkAndCreate, emulatorForFile, testContext } from "./support";
+import { checkAndCreate, emulatorForFile, testContext, versionInputs } from "./support";
 
 const agentHandler = agentProvider(testContext);
 const agentVersionHandler = agentVersionProvider(testContext);
@@ -271,20 +271,7 @@ describe("Agent names of what it attaches (configDigest)", () => {
 describe("AgentVersion", () => {
   /** The AgentVersion's inputs as its constructor derives them from the Agent's outputs. */
   async function publish(agentOuts: any, extra: Record<string, unknown> = {}) {
-    const known: Record<string, number> = agentOuts.knownVersions ?? {};
-    const inputs = {
-      agentId: agentOuts.agentId,
-      contentHash: agentOuts.contentHash,
-      knownVersion: known[agentOuts.contentHash],
-      knownUpTo: Math.max(-1, ...Object.values(known)),
-      draftVersion: agentOuts.draftVersion,
-      documentRevision: agentOuts.documentRevision,
-      draftPublished: agentOuts.draftPublished,
-      draftHash: agentOuts.draftHash,
-      latestVersion: agentOuts.latestVersion,
-      live: true,
-      ...extra,
-    };
+    const inputs = versionInputs(agentOuts, extra);
     const checked = await agentVersionHandler.check({}, inputs);
     expect(checked.failures ?? []).toEqual([]);
     return { inputs: checked.inputs, ...(await agentVersionHandler.create(checked.inputs)) };

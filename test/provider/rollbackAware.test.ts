@@ -13,7 +13,7 @@ import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { rollbackLine, rollbackNote } from "../../src/resources/agentVersion/rollback";
 import { clearRequestLog, requestLog, resetEmulator } from "../support/control";
-import { checkAndCreate, emulatorForFile, testContext } from "./support";
+import { checkAndCreate, emulatorForFile, testContext, versionInputs } from "./support";
 
 const agents = agentProvider(testContext);
 const versions = agentVersionProvider(testContext);
@@ -29,24 +29,6 @@ beforeEach(async () => {
 });
 
 type Props = Record<string, any>;
-
-/** The AgentVersion's inputs as its constructor derives them from the Agent's outputs. */
-function versionInputs(agentOuts: Props, extra: Props = {}): Props {
-  const known: Record<string, number> = agentOuts.knownVersions ?? {};
-  return {
-    agentId: agentOuts.agentId,
-    contentHash: agentOuts.contentHash,
-    knownVersion: known[agentOuts.contentHash],
-    knownUpTo: Math.max(-1, ...Object.values(known)),
-    draftVersion: agentOuts.draftVersion,
-    documentRevision: agentOuts.documentRevision,
-    draftPublished: agentOuts.draftPublished,
-    draftHash: agentOuts.draftHash,
-    latestVersion: agentOuts.latestVersion,
-    live: true,
-    ...extra,
-  };
-}
 
 /** An agent with versions 0 and 1 published by the stack, version 1 live: the AgentVersion's state. */
 async function twoVersions(extra: Props = {}) {

@@ -53,3 +53,24 @@ export async function checkAndCreate(h: ResourceHandler, inputs: Record<string, 
     outs: created.outs as Record<string, any>,
   };
 }
+
+/** The AgentVersion's inputs as its constructor derives them from the Agent's outputs (`live: true`). */
+export function versionInputs(
+  agentOuts: Record<string, any>,
+  extra: Record<string, unknown> = {},
+): Record<string, any> {
+  const known: Record<string, number> = agentOuts.knownVersions ?? {};
+  return {
+    agentId: agentOuts.agentId,
+    contentHash: agentOuts.contentHash,
+    knownVersion: known[agentOuts.contentHash],
+    knownUpTo: Math.max(-1, ...Object.values(known)),
+    draftVersion: agentOuts.draftVersion,
+    documentRevision: agentOuts.documentRevision,
+    draftPublished: agentOuts.draftPublished,
+    draftHash: agentOuts.draftHash,
+    latestVersion: agentOuts.latestVersion,
+    live: true,
+    ...extra,
+  };
+}
