@@ -111,5 +111,12 @@ describe("pulumi-voice-agent/policy", () => {
         Object.keys(mod.policyByName[name as keyof typeof params].configSchema?.properties ?? {}),
         name,
       ).toEqual(keys);
+    // A team's --policy-pack-config, typed with ours: every policy takes its enforcement level in
+    // object form, the one with no parameters too (tsc checks this file).
+    const config: import("../src/policy").PolicyPackConfig = {
+      "no-secrets-in-agent-text": { enforcementLevel: "mandatory" },
+      "call-duration-limit": { enforcementLevel: "advisory", maxMinutes: 20 },
+    };
+    expect(Object.keys(config)).toHaveLength(2);
   });
 });

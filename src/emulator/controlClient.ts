@@ -5,7 +5,15 @@
  * `ControlError` (status and body) when the emulator refuses; `request` returns any answer as it is.
  * The control API needs no key.
  */
-import type { AgentDetail, ChatObject, ModelRow, NumberRow, PlaceCallResponse, VoiceRow } from "../spec";
+import type {
+  AgentDetail,
+  CallOrigin,
+  ChatObject,
+  ModelRow,
+  NumberRow,
+  PlaceCallResponse,
+  VoiceRow,
+} from "../spec";
 import type { ControlCallBody, OutcomeRule } from "./calls";
 import type { EmulatorSnapshot } from "./control";
 import type { FaultConfig } from "./faults";
@@ -65,7 +73,7 @@ export interface ChatRequest {
   /** The agent, in whichever workspace holds it. */
   agent_id: string;
   /** Where the chat comes from (default `widget`). */
-  origin?: "widget" | "dashboard" | "api" | "batch" | "inbound" | "demo";
+  origin?: CallOrigin;
   /** A published version to chat with instead of the live one. */
   version?: number;
 }

@@ -121,6 +121,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         workspaces.map((w) => w.name),
       )
     : undefined;
+  // A seed an entry of which the service would refuse fails the start, with or without a
+  // database, before anything is written: tried first on a throwaway in-memory state (a database
+  // that already holds the workspaces would skip the seed, and a reset would then fail on it).
+  if (seeder && options.db) new State(workspaces, undefined, seeder);
   const state = new State(workspaces, options.db, seeder);
   const settings: EmulatorSettings = {
     kbProcessingMs: options.kbProcessingMs ?? 100,

@@ -151,17 +151,25 @@ function applySeed(state: State, ws: WorkspaceState, seed: ParsedSeed["workspace
   }
   state.saveWorkspace(ws);
   for (const [i, { id, ...body }] of (seed.knowledge_bases ?? []).entries())
-    entry(`${at}.knowledge_bases[${i}]`, () =>
-      createKbIn(state, ws, body, 0, id ?? stableUuid(`ws:${ws.name}:seed:kb:${i}`)),
-    );
+    entry(`${at}.knowledge_bases[${i}]`, () => {
+      const kbId = id ?? stableUuid(`ws:${ws.name}:seed:kb:${i}`);
+      if (ws.kbs.has(kbId)) throw new Error(`id: knowledge base '${kbId}' is seeded twice`);
+      return createKbIn(state, ws, body, 0, kbId);
+    });
   for (const [i, { id, ...body }] of (seed.analysis_groups ?? []).entries())
-    entry(`${at}.analysis_groups[${i}]`, () =>
-      createGroupIn(state, ws, body, id ?? stableUuid(`ws:${ws.name}:seed:group:${i}`)),
-    );
+    entry(`${at}.analysis_groups[${i}]`, () => {
+      const groupId = id ?? stableUuid(`ws:${ws.name}:seed:group:${i}`);
+      if (ws.groups.has(groupId))
+        throw new Error(
+          `id: analysis group '${groupId}' is seeded twice, or is the built-in Default Analysis group`,
+        );
+      return createGroupIn(state, ws, body, groupId);
+    });
   for (const [i, { id, live, ...body }] of (seed.agents ?? []).entries()) {
     entry(`${at}.agents[${i}]`, () => {
       const agentId = id ?? stableUuid(`ws:${ws.name}:seed:agent:${i}`);
-      if (state.findAgentAnywhere(agentId)) throw new Error(`id: agent '${agentId}' is seeded twice`);
+      if (ws.agents.has(agentId) || state.findAgentAnywhere(agentId))
+        throw new Error(`id: agent '${agentId}' is seeded twice`);
       const agent = createAgentIn(state, ws, body, agentId);
       if (live) {
         const v0 = agent.versions[0];

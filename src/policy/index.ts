@@ -73,7 +73,7 @@ export interface CallDurationLimitConfig {
 
 /** Each policy's name and the parameters it takes (`{}`: none). */
 export interface PolicyParameters {
-  "no-secrets-in-agent-text": Record<string, never>;
+  "no-secrets-in-agent-text": Record<never, never>;
   "widget-origins": ProductionStacksConfig;
   "production-goes-live-by-version": ProductionStacksConfig;
   "production-fallbacks": ProductionStacksConfig;

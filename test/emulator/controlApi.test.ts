@@ -16,6 +16,7 @@ import {
   type RunningEmulator,
   startEmulator,
 } from "../../src/emulator";
+import { stableUuid } from "../../src/emulator/seed";
 import { assignMix } from "../../src/emulator/traffic";
 import { ChatList } from "../../src/spec";
 import { type Answer, type Api, bind, reason, sleep } from "./helpers";
@@ -180,6 +181,72 @@ describe("the seed", () => {
     await expect(
       bad({ workspaces: { default: { agents: [{ name: "A", knowledge_base_ids: [KB_ID] }] } } }),
     ).rejects.toThrow(/^seed: workspaces\.default\.agents\[0\]: knowledge_base_ids\[0\]/);
+  });
+
+  it("refuses an id seeded twice, or the Default Analysis group's, naming it", async () => {
+    const bad = (seed: unknown) => startEmulator({ port: 0, seed: seed as EmulatorSeed });
+    const id = "6b1f7a52-1111-4c4b-9a0e-000000000001";
+    await expect(
+      bad({
+        workspaces: {
+          default: {
+            agents: [
+              { id, name: "A" },
+              { id, name: "B" },
+            ],
+          },
+        },
+      }),
+    ).rejects.toThrow(`seed: workspaces.default.agents[1]: id: agent '${id}' is seeded twice`);
+    await expect(
+      bad({
+        workspaces: {
+          default: {
+            knowledge_bases: [
+              { id, name: "A" },
+              { id, name: "B" },
+            ],
+          },
+        },
+      }),
+    ).rejects.toThrow(
+      `seed: workspaces.default.knowledge_bases[1]: id: knowledge base '${id}' is seeded twice`,
+    );
+    const builtIn = stableUuid("ws:default:group:default");
+    await expect(
+      bad({ workspaces: { default: { analysis_groups: [{ id: builtIn, name: "Mine", items: [] }] } } }),
+    ).rejects.toThrow(/analysis_groups\[0\]: id: analysis group .* is the built-in Default Analysis group/);
+  });
+
+  it("with --db, a bad seed fails the start even over a database that holds the workspace; nothing is lost", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "seed-db-"));
+    const db = path.join(dir, "state.db");
+    try {
+      const first = await startEmulator({
+        port: 0,
+        db,
+        seed: { workspaces: { default: { agents: [{ name: "Kept" }] } } },
+      });
+      await first.close();
+      await expect(
+        startEmulator({
+          port: 0,
+          db,
+          seed: {
+            workspaces: { default: { agents: [{ name: "Bad", voice: { provider: "elevenlabs" } }] } },
+          } as EmulatorSeed,
+        }),
+      ).rejects.toThrow(/^seed: workspaces\.default\.agents\[0\]: voice\.provider: /);
+      const again = await startEmulator({ port: 0, db });
+      try {
+        const r = await bind(again).get("/v1/agents");
+        expect(r.body.data.map((a: any) => a.name)).toEqual(["Kept"]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("comes from a JSON file with --seed's format", async () => {
