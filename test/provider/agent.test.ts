@@ -488,6 +488,25 @@ describe("AgentVersion", () => {
       );
     });
 
+    test("a change published and put live in the dashboard is a conflict, never overwritten", async () => {
+      const a = await createAgent(base);
+      await publish(a.outs);
+      await client.agents.patch(a.id, { system_prompt: "## Agent Purpose\nfrom the dashboard" });
+      await client.versions.publish(a.id, 1, {});
+      await client.versions.activate(a.id, 1);
+      const news = (
+        await agentHandler.check(a.inputs, {
+          ...a.inputs,
+          variables: [{ key: "order_id", defaultValue: "n/a" }],
+        })
+      ).inputs;
+      await expect(agentHandler.update(a.id, a.outs, news)).rejects.toThrow(/was changed outside Pulumi/);
+      expect((await client.agents.get(a.id)).latest_version).toBe(1);
+      expect((await client.agents.get(a.id, { version: "live" })).system_prompt).toBe(
+        "## Agent Purpose\nfrom the dashboard",
+      );
+    });
+
     test("with no live version, the draft branches from the latest and the change deploys", async () => {
       const a = await createAgent(base);
       await publish(a.outs, { live: false });

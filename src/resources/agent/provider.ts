@@ -345,9 +345,14 @@ export const agentProvider: HandlerFactory = (ctx) => {
         // It holds what the stack last saw (a label or notes edit, or a field the program does not
         // set, may have moved its revision): the patch overwrites nothing of anyone's.
         base = lastSeen(before, declared);
-      } else if (now.is_published && (await heldBack(c, id, before.draftVersion, seen))) {
+      } else if (
+        now.is_published &&
+        now.version < before.draftVersion &&
+        (await heldBack(c, id, before.draftVersion, seen))
+      ) {
         // The version this stack last wrote was published and not put live (a failed verification,
-        // `live: false`, a refused activation) or taken off air since, and no draft is open: the
+        // `live: false`, a refused activation) or taken off air since (the live one is older: a
+        // newer live version was made elsewhere, and is a conflict), and no draft is open: the
         // draft the patch branches holds the parent's configuration, and the declared one is
         // written over it, compare-and-set against that parent.
         base = observedConfig(now, declared);
