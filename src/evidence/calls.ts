@@ -17,7 +17,10 @@
  *
  * No I/O; loads no `@pulumi/pulumi`.
  */
-import { CALL_STATUSES_ACTIVE } from "../spec/calls";
+import { CALL_ORIGINS, CALL_STATUSES_ACTIVE } from "../spec/calls";
+
+/** The origins of callers, counted when a program names none: every documented one but `api` (test calls). */
+export const CALLER_ORIGINS: readonly string[] = CALL_ORIGINS.filter((o) => o !== "api");
 
 /** Where a call is, as evidence. */
 export type CallState =

@@ -4,6 +4,7 @@
  * this stack put it live (`rolledBack`, recorded by a refresh): what the deploy does about it.
  */
 import { UNKNOWN } from "../provider/unknowns";
+import { type RolledBack, rolledBackWords } from "../resources/agentVersion/rollback";
 import {
   DEFAULT_WATCH_CONFIDENCE,
   DEFAULT_WATCH_MIN_CALLS,
@@ -67,18 +68,13 @@ function rolledBackOf(step: PreviewStep): { version: unknown; words: string } | 
   const outs = step.oldState?.outputs;
   const r = outs?.rolledBack;
   if (!isRecord(r)) return undefined;
-  const at = typeof r.at === "string" ? r.at : undefined;
-  const to = typeof r.to === "number" ? `version ${r.to}` : "off air";
-  const how =
-    r.action === "rollback"
-      ? `rolled back at ${at} to ${to}`
-      : r.action === "deactivate"
-        ? `taken off air at ${at}`
-        : r.action === "activate"
-          ? `replaced at ${at} by ${to}`
-          : `taken off air (${to} now)`;
-  const why = typeof r.reason === "string" ? `, by the watch: ${literal(r.reason)}` : "";
-  return { version: outs?.version, words: `${literal(how)}${why}` };
+  const rolledBack: RolledBack = {
+    at: typeof r.at === "string" ? r.at : null,
+    action: typeof r.action === "string" ? r.action : "unknown",
+    to: typeof r.to === "number" ? r.to : null,
+    ...(typeof r.reason === "string" ? { reason: r.reason } : {}),
+  };
+  return { version: outs?.version, words: literal(rolledBackWords(rolledBack)) };
 }
 
 /** Whether a step changes something (the report lists it). */

@@ -35,11 +35,6 @@ export const CALL_STATUSES = [...CALL_STATUSES_ACTIVE, ...CALL_STATUSES_FINISHED
 export type KnownCallStatus = (typeof CALL_STATUSES)[number];
 export type FinishedCallStatus = (typeof CALL_STATUSES_FINISHED)[number];
 
-/** True when `status` is a documented terminal status (an unknown value is not assumed finished). */
-export function isFinishedCallStatus(status: string): status is FinishedCallStatus {
-  return (CALL_STATUSES_FINISHED as readonly string[]).includes(status);
-}
-
 /** Call directions (`web` is a call in a browser). Open set. The only values `?direction=` takes. */
 export const CALL_DIRECTIONS = ["inbound", "outbound", "web"] as const;
 export type CallDirection = (typeof CALL_DIRECTIONS)[number];

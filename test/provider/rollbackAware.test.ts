@@ -12,6 +12,7 @@ import { UNKNOWN } from "../../src/provider/normalize";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { rollbackLine, rollbackNote } from "../../src/resources/agentVersion/rollback";
+import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
 import { clearRequestLog, requestLog, resetEmulator } from "../support/control";
 import { checkAndCreate, emulatorForFile, testContext, versionInputs } from "./support";
 
@@ -254,6 +255,24 @@ describe("check: watch and reinstate", () => {
     await clearRequestLog(emu);
     await versions.check({ watch }, { agentId: "a", draftVersion: 0, documentRevision: 1, watch });
     expect(await requestLog(emu)).toEqual([]);
+  });
+
+  test("a rate on an analysis an AnalysisGroup of this deployment declares is not refused at preview", async () => {
+    // The group is created in the same deploy: the workspace holds no "QA/Resolved" yet.
+    const groups = analysisGroupProvider(testContext);
+    const declared = await groups.check({}, { name: "QA", items: [{ name: "Resolved", type: "boolean" }] });
+    expect(declared.failures ?? []).toEqual([]);
+    const rate = (analysis: string) => ({ rates: [{ analysis, value: false, atMost: 0.2 }] });
+    const ok = await versions.check(
+      {},
+      { agentId: "a", draftVersion: 0, documentRevision: 1, watch: rate("QA/Resolved") },
+    );
+    expect(ok.failures ?? []).toEqual([]);
+    const typo = await versions.check(
+      {},
+      { agentId: "a", draftVersion: 0, documentRevision: 1, watch: rate("QA/Resolvd") },
+    );
+    expect(typo.failures?.map((f) => f.property)).toEqual(["watch.rates[0].analysis"]);
   });
 
   test("a change of watch alone is recorded: no request", async () => {

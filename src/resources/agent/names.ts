@@ -8,9 +8,6 @@ import type { VoiceAgentClient } from "../../client";
 import type { ResourceHandler } from "../../provider/resource";
 import type { AttachmentNames } from "./projection";
 
-/** No names known. */
-export const NO_NAMES: AttachmentNames = { knowledgeBases: {}, analysisGroups: {} };
-
 type Kind = "knowledgeBases" | "analysisGroups";
 type Listing = Promise<ReadonlyMap<string, string>>;
 
@@ -69,38 +66,27 @@ function listing(client: VoiceAgentClient, kind: Kind, fresh: boolean): Listing 
 }
 
 /**
- * The names of `ids` (and no others), from `known` where it has them, else from the workspace's
- * listings (one per kind and process, read again when an id is missing from it). An id the
- * workspace does not hold has no name.
+ * The names of `ids` (and no others), from the workspace's listings (one per kind and process,
+ * read again when an id is missing from it). An id the workspace does not hold has no name.
  */
 export async function namesOf(
   client: VoiceAgentClient,
   ids: { knowledgeBases: readonly string[]; analysisGroups: readonly string[] },
-  known: AttachmentNames = NO_NAMES,
 ): Promise<AttachmentNames> {
-  const pick = async (
-    kind: Kind,
-    wanted: readonly string[],
-    table: Readonly<Record<string, string>>,
-  ): Promise<Record<string, string>> => {
+  const pick = async (kind: Kind, wanted: readonly string[]): Promise<Record<string, string>> => {
     const out: Record<string, string> = {};
-    const missing = wanted.filter((id) => {
-      const name = table[id];
-      if (name !== undefined) out[id] = name;
-      return name === undefined;
-    });
-    if (missing.length === 0) return out;
+    if (wanted.length === 0) return out;
     let names = await listing(client, kind, false);
-    if (missing.some((id) => !names.has(id))) names = await listing(client, kind, true);
-    for (const id of missing) {
+    if (wanted.some((id) => !names.has(id))) names = await listing(client, kind, true);
+    for (const id of wanted) {
       const name = names.get(id);
       if (name !== undefined) out[id] = name;
     }
     return out;
   };
   const [knowledgeBases, analysisGroups] = await Promise.all([
-    pick("knowledgeBases", ids.knowledgeBases, known.knowledgeBases),
-    pick("analysisGroups", ids.analysisGroups, known.analysisGroups),
+    pick("knowledgeBases", ids.knowledgeBases),
+    pick("analysisGroups", ids.analysisGroups),
   ]);
   return { knowledgeBases, analysisGroups };
 }

@@ -19,6 +19,7 @@
 import type { ActivationRowT, AgentDetailT, VoiceAgentClient } from "../../client";
 import { AuthError, NotFoundError } from "../../client/errors";
 import { errorFinding, type Judgement, judgementOf, judgeSample, type Requirement } from "../../evidence";
+import { CALLER_ORIGINS } from "../../evidence/calls";
 import { tallyKey } from "../../evidence/requirements";
 import { emptySample, sampleCalls } from "../../evidence/sample";
 import { clientModule } from "../../provider/context";
@@ -28,7 +29,6 @@ import { isPlainObject, type Json, type JsonObject } from "../../provider/normal
 import type { ProviderContext } from "../../provider/resource";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { DEFAULT_ANALYSIS_GROUP_NAME } from "../../spec/analysis";
-import { CALL_ORIGINS } from "../../spec/calls";
 import { namesOf } from "../agent/names";
 import {
   AGENT_FIELDS,
@@ -83,7 +83,7 @@ export interface Refusal {
 }
 
 /** Origins counted when `promote.origins` is not set: every documented one but `api` (tests). */
-const DEFAULT_ORIGINS: readonly string[] = CALL_ORIGINS.filter((o) => o !== "api");
+const DEFAULT_ORIGINS = CALLER_ORIGINS;
 
 const KEYS = ["from", "soakMinutes", "minCalls", "rates", "origins", "ignore", "apiKey", "baseUrl"];
 const RATE_KEYS = ["analysis", "value", "atMost"];
@@ -515,8 +515,11 @@ function promoting(olds: Record<string, unknown>, news: Record<string, unknown>)
     olds.agentId !== news.agentId
   )
     return true;
-  // `olds` are the last inputs: `live` false there (as declared, or as a refresh found it) going true.
-  return news.live !== false && olds.live === false;
+  // `olds` are the last inputs: `live` false there (as declared, or as a refresh found it) going
+  // true, or a raised `reinstate` (the version taken off air asked back live).
+  const [was, now] = [olds.reinstate ?? 0, news.reinstate ?? 0];
+  const reinstated = typeof was === "number" && typeof now === "number" && now > was;
+  return news.live !== false && (olds.live === false || reinstated);
 }
 
 /**

@@ -466,7 +466,13 @@ export async function verifyBeforeLive(
   c: VoiceAgentClient,
   agentId: string,
   verify: VerifySpec | undefined,
-  detail: { version: number; version_id: string; live_version: number | null; blocked_reasons: string[] },
+  detail: {
+    version: number;
+    version_id: string;
+    live_version: number | null;
+    blocked_reasons: string[];
+    created_at: string;
+  },
   timing?: VerifyTiming,
 ): Promise<Verification | undefined> {
   if (!verify) return undefined;
@@ -477,10 +483,18 @@ export async function verifyBeforeLive(
         `${detail.live_version === null ? "the agent has no live version" : `version ${detail.live_version} stays live`}. ` +
         "Next: fix what blocks it (a retired model, a withdrawn voice, a deleted knowledge base) in the program and `pulumi up` again.",
     );
-  // This version's own newest go-live row (deploy history, newest first): other versions' do not count.
-  const newest = await c.versions
-    .activations(agentId)
-    .find((row) => row.version === detail.version && row.action !== "deactivate");
+  // This version's own newest go-live row (deploy history, newest first): other versions' do not
+  // count. Rows older than the version cannot be its own: the reading stops there (a version never
+  // live reads one page, not the agent's whole history).
+  let newest: { id: string } | undefined;
+  const born = Date.parse(detail.created_at);
+  for await (const row of c.versions.activations(agentId)) {
+    if (Date.parse(row.at) < born) break;
+    if (row.version === detail.version && row.action !== "deactivate") {
+      newest = row;
+      break;
+    }
+  }
   return runVerification(
     c,
     {

@@ -7,18 +7,19 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { VoiceAgentClient } from "../../client";
+import { CALLER_ORIGINS } from "../../evidence/calls";
 import { failure } from "../../provider/failures";
 import { editDistance } from "../../provider/managed";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
-import { CALL_ORIGINS } from "../../spec/calls";
 import { parseWith } from "../../spec/issues";
+import { mayBeDeclared } from "../analysisGroup/declared";
 
 /** Default of `watch.minCalls`. */
 export const DEFAULT_WATCH_MIN_CALLS = 20;
 /** Default of `watch.confidence`. */
 export const DEFAULT_WATCH_CONFIDENCE = 0.95;
 /** Origins judged when `watch.origins` is not set: every documented one but `api` (test calls). */
-export const DEFAULT_WATCH_ORIGINS: readonly string[] = CALL_ORIGINS.filter((o) => o !== "api");
+export const DEFAULT_WATCH_ORIGINS: readonly string[] = CALLER_ORIGINS;
 
 const Share = z.number().min(0).max(1);
 
@@ -80,7 +81,8 @@ export function watchFailures(value: unknown): pulumi.dynamic.CheckFailure[] {
  * Why each analysis rate of `watch` names an analysis no enabled group of the workspace has (names
  * compared exactly, as calls key them): such a rate never measures a call, so the watch would stay
  * inconclusive for ever. Read at preview when `watch` is new or changed (one listing of the
- * analysis library); values unknown at preview are left alone.
+ * analysis library); values unknown at preview are left alone, and so is an analysis an
+ * AnalysisGroup of this deployment declares (created, or given the item, by this very deploy).
  */
 export async function watchAnalysisFailures(
   c: VoiceAgentClient,
@@ -96,7 +98,7 @@ export async function watchAnalysisFailures(
     for (const item of g.items) if (item.enabled) produced.push(`${g.name}/${item.name}`);
   }
   return rates
-    .filter((r) => !produced.includes(r.analysis))
+    .filter((r) => !produced.includes(r.analysis) && !mayBeDeclared(r.analysis))
     .map(({ i, analysis }) => {
       const property = `watch.rates[${i}].analysis`;
       const closest = [...produced].sort(

@@ -36,6 +36,7 @@ import {
   DEFAULT_ANALYSIS_GROUP_NAME,
 } from "../../spec";
 import { forgettingNames } from "../agent/names";
+import { declareAnalyses } from "./declared";
 
 const ITEM_FIELDS = ["name", "description", "type", "enumValues", "enabled"] as const;
 
@@ -215,6 +216,8 @@ function withStandIns(item: unknown, i: number): unknown {
 export const analysisGroupProvider: HandlerFactory = (ctx) =>
   forgettingNames({
     async check(_olds, news) {
+      // A watch rate on an analysis this deployment creates is not refused at preview (declared.ts).
+      declareAnalyses(news);
       const failures = unknownInputs(GROUP_FIELDS, news, OWN_INPUTS, "AnalysisGroup");
       const adopting = Boolean(news.adoptDefault) || news.adoptId !== undefined;
       if (news.adoptDefault === true && news.adoptId !== undefined) {
