@@ -396,6 +396,24 @@ describe("promote fails closed", () => {
     expect((await client.agents.get(prod.id)).live_version).toBeNull();
   }, 20_000);
 
+  test("a raised reinstate is checked at preview like a publish: a version staging moved on from is refused", async () => {
+    const stagingAgent = await checkAndCreate(agents, config);
+    const stagingLive = await checkAndCreate(versions, versionInputs(stagingAgent.outs));
+    await callAgent(stagingAgent.id, ["+15550100008"]);
+    const prod = await checkAndCreate(agents, config);
+    const live = versionInputs(prod.outs, { promote: { from: stagingAgent.id } });
+    const created = await checkAndCreate(versions, live);
+    expect(created.outs.isLive).toBe(true);
+    await client.versions.activate(prod.id, null); // taken off air (the watch, a person)
+    const moved = await agents.update(stagingAgent.id, stagingAgent.outs, {
+      ...stagingAgent.inputs,
+      systemPrompt: PROMPT.replace("order number", "order id"),
+    });
+    await versions.update(stagingLive.id, stagingLive.outs, versionInputs(moved.outs as Record<string, any>));
+    const checked = await versions.check(created.inputs, { ...live, reinstate: 1 });
+    expect(reasons(checked).join("\n")).toContain("systemPrompt: staging line 4");
+  }, 20_000);
+
   test("real proof is accepted: answered, analysed calls within the rate", async () => {
     const staging = await liveAgent(config);
     await callAgent(staging.id, ["+15550100006", "+15550100007"]);

@@ -386,4 +386,26 @@ describe("verify: a verification against the emulator", () => {
     );
     expect(await posts()).toEqual([]);
   });
+
+  it("reads the deploy history only back to the version's creation: one page, however long the history", async () => {
+    await rules([]);
+    const agent = await c.agents.create({
+      name: "Long history",
+      system_prompt: "Help.",
+      model: { model: "gpt-4o" },
+    });
+    await c.versions.publish(agent.id, 0);
+    for (let i = 0; i < 13; i++) {
+      await c.versions.activate(agent.id, 0);
+      await c.versions.activate(agent.id, null);
+    }
+    await c.agents.patch(agent.id, { system_prompt: "Help more." });
+    const fresh = await c.versions.publish(agent.id, 1);
+    await clearRequestLog(emu);
+    await verifyBeforeLive(c, agent.id, { calls: [{ toNumber: "+14155550119" }] }, fresh);
+    const history = (await requestLog(emu)).filter(
+      (e) => e.method === "GET" && e.path.includes("/activations"),
+    );
+    expect(history).toHaveLength(1);
+  });
 });
