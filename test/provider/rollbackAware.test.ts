@@ -97,6 +97,22 @@ describe("a version taken off air after this stack put it live", () => {
     expect((await versions.diff(s.id, updated.outs as Props, relabel)).changes).toBe(false);
   });
 
+  test("the preview of a change to that AgentVersion (a label) still says it stays off air", async () => {
+    const s = await twoVersions();
+    const row = await client.versions.activate(s.agentId, 0); // a rollback in the dashboard
+    const checked = await versions.check(s.inputs, { ...s.inputs, label: "hotfix" });
+    // The engine previews the update with these as its outputs: the program warns of rolledBack.
+    expect(checked.inputs).toMatchObject({
+      version: 1,
+      isLive: false,
+      rolledBack: { at: row.at, action: "rollback", to: 0 },
+    });
+    // Asked back live (reinstate raised): not said to stay off air.
+    const back = await versions.check(s.inputs, { ...s.inputs, reinstate: 1 });
+    expect(back.inputs).toMatchObject({ version: 1, isLive: true });
+    expect(back.inputs.rolledBack).toBeUndefined();
+  });
+
   test("raising reinstate puts it back live; lowering it again changes nothing", async () => {
     const s = await twoVersions();
     await client.versions.activate(s.agentId, 0);

@@ -40,7 +40,7 @@ import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from
 import type { Promotion } from "./promoteArgs";
 import type { Proof } from "./proof";
 import { configurationDigest, reuseCandidates } from "./reuse";
-import { type RolledBack, takenOffAir } from "./rollback";
+import { type RolledBack, rowThatTookOff, takenOffAir } from "./rollback";
 import { Verification, VerifySpec, verifyBeforeLive, verifyFailures } from "./verify";
 import { reinstateFailures, watchAnalysisFailures, watchFailures } from "./watch";
 
@@ -377,7 +377,15 @@ async function keptAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, ne
     const detail = await unlessGone(client.agents.get(args.agentId, { version })).catch(() => undefined);
     if (!detail?.is_published) continue;
     if (args.pinnedVersion === undefined && configurationDigest(detail) !== args.draftHash) continue;
+    // A version this stack put live that is off air now, not asked back: what took it off air, so
+    // that the preview still says it stays off air (one read of the deploy history).
+    const offAir = !detail.is_live && olds.live !== false && !reinstates(olds, news);
+    const row = offAir ? await rowThatTookOff(client, args.agentId, detail.version) : undefined;
+    const rolledBack = row
+      ? await takenOffAir(client, args.agentId, detail.version, detail.live_version)
+      : undefined;
     return dropUndefined({
+      rolledBack,
       version: detail.version,
       versionId: detail.version_id,
       blockedReasons: detail.blocked_reasons,
