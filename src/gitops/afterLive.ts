@@ -104,7 +104,10 @@ export function rolledBackSection(preview: PreviewJson): string {
     const does = step.op.startsWith("delete")
       ? "the stack stops tracking it"
       : choosesVersion(step)
-        ? "this deploy chooses a new version and puts it live as usual"
+        ? step.newState?.inputs?.contentHash === UNKNOWN
+          ? // The Agent changes at preview (after a refresh, it may only take in what is live now).
+            "if the agent's configuration changes, this deploy publishes it and puts it live as usual; otherwise it stays off air"
+          : "this deploy chooses a new version and puts it live as usual"
         : typeof after === "number" && typeof before === "number" && after > before
           ? `this deploy puts it back live (\`reinstate\` ${before} → ${after})`
           : "it stays off air in this deploy; fix forward, revert, or raise `reinstate` to put it back";
