@@ -5,9 +5,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AgentDetailT, CallT, VoiceAgentClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
+import { isSettled } from "../../src/evidence/calls";
 import { UNKNOWN } from "../../src/provider/unknowns";
 import {
-  isSettled,
   judge,
   occurrences,
   parseVerify,

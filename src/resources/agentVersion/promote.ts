@@ -49,6 +49,7 @@ import {
 import { workingVersion } from "../agent/provider";
 import type { Promotion } from "./promoteArgs";
 import { type Proof, proofLines } from "./proof";
+import { reinstates } from "./watch";
 
 export type { Proof };
 
@@ -517,9 +518,7 @@ function promoting(olds: Record<string, unknown>, news: Record<string, unknown>)
     return true;
   // `olds` are the last inputs: `live` false there (as declared, or as a refresh found it) going
   // true, or a raised `reinstate` (the version taken off air asked back live).
-  const [was, now] = [olds.reinstate ?? 0, news.reinstate ?? 0];
-  const reinstated = typeof was === "number" && typeof now === "number" && now > was;
-  return news.live !== false && (olds.live === false || reinstated);
+  return news.live !== false && (olds.live === false || reinstates(olds, news));
 }
 
 /**

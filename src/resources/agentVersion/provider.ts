@@ -42,7 +42,7 @@ import type { Proof } from "./proof";
 import { configurationDigest, reuseCandidates } from "./reuse";
 import { type RolledBack, rowThatTookOff, takenOffAir } from "./rollback";
 import { Verification, VerifySpec, verifyBeforeLive, verifyFailures } from "./verify";
-import { reinstateFailures, watchAnalysisFailures, watchFailures } from "./watch";
+import { reinstateFailures, reinstates, watchAnalysisFailures, watchFailures } from "./watch";
 
 /** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
 const OWN_INPUTS = [
@@ -345,12 +345,6 @@ async function choose(
     verification,
     ...(proof ? { promotion: promotionRecord(proof) } : {}),
   };
-}
-
-/** Whether `news` raises `reinstate` above what `olds` recorded: the program asks for the version again. */
-function reinstates(olds: Props, news: Props): boolean {
-  const [was, now] = [olds.reinstate ?? 0, news.reinstate ?? 0];
-  return typeof was === "number" && typeof now === "number" && now > was;
 }
 
 /**

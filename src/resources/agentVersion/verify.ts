@@ -18,7 +18,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { CallT, VoiceAgentClient } from "../../client";
-import { isSettled as settled } from "../../evidence/calls";
+import { isSettled } from "../../evidence/calls";
 import { ExpectedFailure, failure } from "../../provider/failures";
 import { canonicalJson, contentHash, deepEqual, type Json } from "../../provider/normalize";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
@@ -231,14 +231,6 @@ export function occurrences(calls: readonly VerifyCall[]): number[] {
 
 /** Statuses of a call still in progress. */
 const IN_PROGRESS: ReadonlySet<string> = new Set(CALL_STATUSES_ACTIVE);
-
-/**
- * True when nothing more will come of the call (`src/evidence/calls.ts`): finished, and analysed
- * when an analysis is due; a call that never connected is settled with or without one.
- */
-export function isSettled(call: CallT): boolean {
-  return settled(call);
-}
 
 const show = (v: unknown): string => (v === undefined ? "no value" : JSON.stringify(v));
 

@@ -123,6 +123,12 @@ export function parseWatch(value: unknown): { ok: true; watch: WatchSpec } | { o
   return { ok: false, problem: parsed.issues.map((i) => i.message).join("; ") };
 }
 
+/** Whether `news` raises `reinstate` above what `olds` recorded: the program asks for the version again. */
+export function reinstates(olds: Record<string, unknown>, news: Record<string, unknown>): boolean {
+  const [was, now] = [olds.reinstate ?? 0, news.reinstate ?? 0];
+  return typeof was === "number" && typeof now === "number" && now > was;
+}
+
 /** Check failures of the `reinstate` input. */
 export function reinstateFailures(value: unknown): pulumi.dynamic.CheckFailure[] {
   if (value === undefined || (typeof value === "number" && Number.isInteger(value) && value >= 0)) return [];
