@@ -17,5 +17,6 @@ export * from "./calls";
 export * from "./judge";
 export * from "./requirements";
 export * from "./sample";
+export * from "./sequential";
 export * from "./verdict";
 export * from "./words";

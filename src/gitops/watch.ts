@@ -30,9 +30,9 @@ import {
   pct,
   type Requirement,
   type SampleScope,
+  shareInterval,
   tallyKey,
   type Verdict,
-  wilson,
   windowStart,
 } from "../evidence";
 import { rollbackLine, rollbackNote, rolledBackWords } from "../resources/agentVersion/rollback";
@@ -42,6 +42,7 @@ import {
   DEFAULT_WATCH_ORIGINS,
   parseWatch,
   type WatchSpec,
+  watchRequirements,
 } from "../resources/agentVersion/watch";
 import { INCOMPLETE_EXIT } from "./drift";
 import { code, literal } from "./markdown";
@@ -169,22 +170,6 @@ interface Live extends Watched {
   sample: CallSample;
 }
 
-/** The requirements of a watch: each rate judged by its interval over at least `minCalls` measured calls. */
-function requirementsOf(watch: WatchSpec): Requirement[] {
-  const confidence = watch.confidence ?? DEFAULT_WATCH_CONFIDENCE;
-  const minMeasured = watch.minCalls ?? DEFAULT_WATCH_MIN_CALLS;
-  return watch.rates.map((r) =>
-    "status" in r
-      ? {
-          status: typeof r.status === "string" ? [r.status] : r.status,
-          atMost: r.atMost,
-          confidence,
-          minMeasured,
-        }
-      : { analysis: r.analysis, value: r.value, atMost: r.atMost, confidence, minMeasured },
-  );
-}
-
 /** A result with nothing judged. */
 function bare(
   w: Pick<Watched, "urn" | "name" | "agentId" | "version">,
@@ -261,7 +246,7 @@ function watchedOf(refresh: PreviewJson): { watched: Watched[]; results: WatchRe
       origins: watch.origins ?? [...DEFAULT_WATCH_ORIGINS],
       confidence: watch.confidence ?? DEFAULT_WATCH_CONFIDENCE,
       minCalls: watch.minCalls ?? DEFAULT_WATCH_MIN_CALLS,
-      requirements: requirementsOf(watch),
+      requirements: watchRequirements(watch),
     });
   }
   return { watched, results };
@@ -306,7 +291,7 @@ async function sampleAll(c: VoiceAgentClient, live: Live[], max: number): Promis
 function rateResults(l: Live, findings: ReturnType<typeof judgeSample>["findings"]): RateResult[] {
   return l.requirements.map((r, i) => {
     const t = l.sample.tallies[tallyKey(r as Parameters<typeof tallyKey>[0])] ?? { measured: 0, matching: 0 };
-    const interval = t.measured > 0 ? wilson(t.matching, t.measured, l.confidence) : null;
+    const interval = t.measured > 0 ? shareInterval(t.matching, t.measured, l.confidence, true) : null;
     const f = findings[i];
     return {
       requirement: f?.requirement ?? "",

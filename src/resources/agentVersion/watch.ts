@@ -8,6 +8,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { VoiceAgentClient } from "../../client";
 import { CALLER_ORIGINS } from "../../evidence/calls";
+import type { Requirement } from "../../evidence/requirements";
 import { failure } from "../../provider/failures";
 import { editDistance } from "../../provider/managed";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
@@ -65,6 +66,27 @@ export type WatchSpec = z.infer<typeof WatchSpec>;
 
 /** A rate of `watch`, parsed. */
 export type WatchRate = z.infer<typeof AnalysisRate> | z.infer<typeof StatusRate>;
+
+/**
+ * The requirements the watch holds a live version to: each rate judged over at least `minCalls`
+ * measured calls by the confidence sequence at `confidence`, valid over every pass of the watch
+ * (`src/evidence/sequential.ts`).
+ */
+export function watchRequirements(watch: WatchSpec): Requirement[] {
+  const confidence = watch.confidence ?? DEFAULT_WATCH_CONFIDENCE;
+  const minMeasured = watch.minCalls ?? DEFAULT_WATCH_MIN_CALLS;
+  return watch.rates.map((r) =>
+    "status" in r
+      ? {
+          status: typeof r.status === "string" ? [r.status] : r.status,
+          atMost: r.atMost,
+          confidence,
+          minMeasured,
+          sequential: true,
+        }
+      : { analysis: r.analysis, value: r.value, atMost: r.atMost, confidence, minMeasured, sequential: true },
+  );
+}
 
 /** Check failures of the `watch` input (`undefined` is fine), skipping what values unknown at preview decide. */
 export function watchFailures(value: unknown): pulumi.dynamic.CheckFailure[] {
