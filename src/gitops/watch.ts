@@ -7,7 +7,7 @@
  * and `isLive`, no `rolledBack`) and that the deploy history shows live now:
  *
  * 1. its calls since the deploy-history row that put it live (only the last `windowMinutes` when
- *    set), of `origins` (default every origin but `api`), are tallied by `src/evidence` (one listing
+ *    set), of `origins` (default `widget`, `batch`, `inbound`: not the tests' `api`, `dashboard`, `demo`), are tallied by `src/evidence` (one listing
  *    of the workspace's calls per pass, shared by every watched version: {@link sampleAll});
  * 2. each rate is judged by its Wilson interval at `confidence`, over at least `minCalls` measured
  *    calls (`judgeSample`, fail-closed): `fail` when the interval's bottom is above `atMost`,

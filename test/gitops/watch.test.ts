@@ -147,13 +147,19 @@ describe("a pass", () => {
     );
   });
 
-  test("healthy: kept; calls of other origins (api: tests) and of earlier versions are not judged", async () => {
+  test("healthy: kept; calls of test origins (api, dashboard, demo) and of earlier versions are not judged", async () => {
     const s = await deployed("Healthy");
     // 50 calls, none negative: the confidence sequence puts the share below 20% (25 would not yet).
     await traffic(s.agentId, 50, 0);
     await traffic(s.agentId, 10, 10, "api");
+    // A person trying the agent in the dashboard or a demo is a test too: not judged by default.
+    await traffic(s.agentId, 10, 10, "dashboard");
+    await traffic(s.agentId, 10, 10, "demo");
     const report = await watchPass(refreshOf({ "support-live": s }), client);
-    expect(report.results[0]).toMatchObject({ outcome: "healthy", calls: { analysed: 50 } });
+    expect(report.results[0]).toMatchObject({
+      outcome: "healthy",
+      calls: { analysed: 50, origins: ["widget", "batch", "inbound"] },
+    });
     expect(report.results[0]?.rates[0]).toMatchObject({ matching: 0, measured: 50, verdict: "pass" });
     expect(watchExitCode(report)).toBe(0);
   });

@@ -117,7 +117,7 @@ export interface WatchArgs {
   minCalls?: In<number>;
   /** Judge only the calls of the last this many minutes. Default: every call since the version went live. */
   windowMinutes?: In<number>;
-  /** The call origins judged. Default: every origin but `api` (test calls). */
+  /** The call origins judged. Default: `widget`, `batch`, `inbound` (not `api`, `dashboard`, `demo`: tests). */
   origins?: In<In<string>[]>;
   /** Confidence of the Wilson interval a verdict needs, between 0.5 and 1. Default 0.95. */
   confidence?: In<number>;

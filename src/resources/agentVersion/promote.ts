@@ -68,6 +68,7 @@ interface Promote {
   soakMinutes?: number;
   minCalls?: number;
   rates?: Rate[];
+  confidence?: number;
   origins?: string[];
   ignore?: string[];
   apiKey?: string;
@@ -83,10 +84,20 @@ export interface Refusal {
   reason: string;
 }
 
-/** Origins counted when `promote.origins` is not set: every documented one but `api` (tests). */
+/** Origins counted when `promote.origins` is not set: `widget`, `batch`, `inbound` (not the tests' `api`, `dashboard`, `demo`). */
 const DEFAULT_ORIGINS = CALLER_ORIGINS;
 
-const KEYS = ["from", "soakMinutes", "minCalls", "rates", "origins", "ignore", "apiKey", "baseUrl"];
+const KEYS = [
+  "from",
+  "soakMinutes",
+  "minCalls",
+  "rates",
+  "confidence",
+  "origins",
+  "ignore",
+  "apiKey",
+  "baseUrl",
+];
 const RATE_KEYS = ["analysis", "value", "atMost"];
 
 const known = (v: unknown) => v !== undefined && !containsUnknown(v as Json);
@@ -108,7 +119,7 @@ export function promoteFailures(promote: unknown, pinned: boolean): string[] {
     out.push(
       "promote: a pinned version (`version`) publishes nothing, so there is nothing to promote: remove `promote`, or `version` to publish the agent's configuration",
     );
-  const { from, soakMinutes, minCalls, rates, origins, ignore, apiKey, baseUrl } = promote;
+  const { from, soakMinutes, minCalls, rates, confidence, origins, ignore, apiKey, baseUrl } = promote;
   if (from === undefined)
     out.push("promote.from: required (the staging agent's id, e.g. a StackReference output)");
   else if (known(from) && (typeof from !== "string" || from.trim() === ""))
@@ -117,6 +128,8 @@ export function promoteFailures(promote: unknown, pinned: boolean): string[] {
     out.push("promote.soakMinutes: must be a number of minutes >= 0 (fractions allowed)");
   if (known(minCalls) && (typeof minCalls !== "number" || !Number.isInteger(minCalls) || minCalls < 0))
     out.push("promote.minCalls: must be an integer >= 0");
+  if (known(confidence) && (typeof confidence !== "number" || !(confidence > 0.5 && confidence < 1)))
+    out.push("promote.confidence: must be a number between 0.5 and 1 (e.g. 0.95), both excluded");
   if (known(rates)) {
     if (!Array.isArray(rates)) out.push("promote.rates: must be a list of { analysis, value, atMost }");
     else
@@ -239,14 +252,23 @@ async function readStaging(c: VoiceAgentClient, promote: Promote): Promise<Stagi
   return { live, liveSince, config: fullConfig(live) };
 }
 
-/** The requirements of `promote` for the evidence module: soak, minCalls (default 1), rates. */
-function requirementsOf(promote: Promote): Requirement[] {
+/**
+ * The requirements of `promote` for the evidence module: soak, minCalls (default 1), rates, each
+ * judged only over at least `minCalls` calls that carry its value (the observed share, or with
+ * `confidence` the top of its Wilson interval).
+ */
+export function promoteRequirements(promote: Omit<Promote, "from">): Requirement[] {
+  const minCalls = promote.minCalls ?? DEFAULT_MIN_CALLS;
   return [
     ...((promote.soakMinutes ?? 0) > 0 ? [{ soakMinutes: promote.soakMinutes ?? 0 }] : []),
-    ...((promote.minCalls ?? DEFAULT_MIN_CALLS) > 0
-      ? [{ minCalls: promote.minCalls ?? DEFAULT_MIN_CALLS }]
-      : []),
-    ...(promote.rates ?? []).map((r) => ({ analysis: r.analysis, value: r.value, atMost: r.atMost })),
+    ...(minCalls > 0 ? [{ minCalls }] : []),
+    ...(promote.rates ?? []).map((r) => ({
+      analysis: r.analysis,
+      value: r.value,
+      atMost: r.atMost,
+      ...(minCalls > 0 ? { minMeasured: minCalls } : {}),
+      ...(promote.confidence !== undefined ? { confidence: promote.confidence } : {}),
+    })),
   ];
 }
 
@@ -262,7 +284,7 @@ async function measure(
   digest: string,
 ): Promise<Proof> {
   const origins = promote.origins ?? [...DEFAULT_ORIGINS];
-  const requirements = requirementsOf(promote);
+  const requirements = promoteRequirements(promote);
   const scope = {
     agentId: promote.from,
     version: staging.live.version,

@@ -19,7 +19,7 @@ import { mayBeDeclared } from "../analysisGroup/declared";
 export const DEFAULT_WATCH_MIN_CALLS = 20;
 /** Default of `watch.confidence`. */
 export const DEFAULT_WATCH_CONFIDENCE = 0.95;
-/** Origins judged when `watch.origins` is not set: every documented one but `api` (test calls). */
+/** Origins judged when `watch.origins` is not set: `widget`, `batch`, `inbound` (not the tests' `api`, `dashboard`, `demo`). */
 export const DEFAULT_WATCH_ORIGINS: readonly string[] = CALLER_ORIGINS;
 
 const Share = z.number().min(0).max(1);
