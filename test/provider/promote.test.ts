@@ -371,6 +371,20 @@ describe("promote fails closed", () => {
     expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
   });
 
+  test("a rate's value staging's analysis never takes is refused at preview by field, listing what it takes", async () => {
+    const staging = await liveAgent(config);
+    const prod = await checkAndCreate(agents, config);
+    const rates = [{ analysis: "Default Analysis/User Sentiment", value: "Negative", atMost: 0.2 }];
+    const checked = await versions.check(
+      {},
+      versionInputs(prod.outs, { promote: { from: staging.id, rates } }),
+    );
+    expect(checked.failures?.map((f) => f.property)).toEqual(["promote.rates[0].value"]);
+    expect(reasons(checked)[0]).toContain(
+      'promote.rates[0].value: "Negative" is not a value of Default Analysis/User Sentiment: an enum of "positive", "neutral", "negative" (compared exactly, as calls carry them); did you mean "negative"?',
+    );
+  });
+
   test("a late `live: true` is checked like a publish: refused after staging moved on", async () => {
     const stagingAgent = await checkAndCreate(agents, config);
     const stagingLive = await checkAndCreate(versions, versionInputs(stagingAgent.outs));

@@ -253,6 +253,8 @@ export class AgentVersion extends ServiceResource {
         pinnedVersion: args.version,
         verify: args.verify,
         watch: args.watch,
+        // The analysis groups the Agent declares: a watch rate on a group it does not attach is refused at preview.
+        attachedGroupIds: args.watch === undefined ? undefined : agentConfig(args.agent).analysisGroupIds,
         reinstate: args.reinstate,
         // The key to staging's workspace is a secret wherever Pulumi keeps it.
         promote:

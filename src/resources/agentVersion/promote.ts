@@ -49,6 +49,7 @@ import {
 import { workingVersion } from "../agent/provider";
 import type { Promotion } from "./promoteArgs";
 import { type Proof, proofLines } from "./proof";
+import { type AnalysisShape, analysisLibrary, valueProblem } from "./values";
 import { reinstates } from "./watch";
 
 export type { Proof };
@@ -339,23 +340,47 @@ async function measure(
  * analysis of every enabled group it attaches; only the Default Analysis group's when its custom
  * analysis is off (docs/service-decisions.md, "Calls").
  */
-async function producedAnalyses(c: VoiceAgentClient, live: AgentDetailT): Promise<string[]> {
+async function producedAnalyses(
+  c: VoiceAgentClient,
+  live: AgentDetailT,
+): Promise<Map<string, AnalysisShape>> {
   const attached = new Set(live.analysis_group_ids);
   const customOn = live.call?.custom_analysis_enabled !== false;
-  const out: string[] = [];
-  for await (const g of c.analysis.list()) {
-    if (!attached.has(g.id) || !g.enabled) continue;
-    if (!customOn && g.name !== DEFAULT_ANALYSIS_GROUP_NAME) continue;
-    for (const item of g.items) if (item.enabled) out.push(`${g.name}/${item.name}`);
+  const library = await analysisLibrary(c);
+  const out = new Map<string, AnalysisShape>();
+  for (const [analysis, shape] of library.analyses) {
+    const group = [...attached]
+      .map((id) => library.groupNames.get(id))
+      .find((g) => analysis.startsWith(`${g}/`));
+    if (group === undefined) continue;
+    if (!customOn && group !== DEFAULT_ANALYSIS_GROUP_NAME) continue;
+    out.set(analysis, shape);
   }
   return out;
 }
 
-/** Why each rate names an analysis staging's live version does not produce (names compared exactly). */
-function rateAnalysisFailures(promote: Promote, staging: Staging, produced: readonly string[]): Refusal[] {
+/**
+ * Why each rate names an analysis staging's live version does not produce (names compared exactly),
+ * or a value that analysis never takes (`values.ts`).
+ */
+function rateAnalysisFailures(
+  promote: Promote,
+  staging: Staging,
+  shapes: ReadonlyMap<string, AnalysisShape>,
+): Refusal[] {
   const out: Refusal[] = [];
+  const produced = [...shapes.keys()];
   (promote.rates ?? []).forEach((r, i) => {
-    if (produced.includes(r.analysis)) return;
+    const shape = shapes.get(r.analysis);
+    const problem = shape && valueProblem(r.analysis, shape, r.value);
+    if (problem) {
+      const property = `promote.rates[${i}].value`;
+      out.push({
+        property,
+        reason: `${property}: ${problem}: the rate could never fire. Nothing was written.`,
+      });
+    }
+    if (shape) return;
     const property = `promote.rates[${i}].analysis`;
     const closest = [...produced].sort(
       (a, b) =>
