@@ -41,6 +41,7 @@ import {
   DEFAULT_WATCH_MIN_CALLS,
   DEFAULT_WATCH_ORIGINS,
   parseWatch,
+  unattachedGroups,
   type WatchSpec,
   watchRequirements,
 } from "../resources/agentVersion/watch";
@@ -367,6 +368,18 @@ async function judgeOne(c: VoiceAgentClient, l: Live, now: number, dryRun: boole
   };
   if (judgement.verdict === "pass")
     return { ...base, outcome: "healthy", action: "kept live: every bound holds" };
+  // A rate no call measured on a group the version does not attach never will: said, exit 5.
+  const unmeasured = l.requirements.flatMap((r) =>
+    "analysis" in r && (l.sample.tallies[tallyKey(r)]?.measured ?? 0) === 0 ? [r.analysis] : [],
+  );
+  const unattached =
+    judgement.verdict === "fail" ? [] : await unattachedGroups(c, l.agentId, l.version, unmeasured);
+  if (unattached.length > 0)
+    return {
+      ...base,
+      action: "kept live: not enough evidence to tell",
+      problem: `not measured: the version does not attach ${unattached.join(", ")} (attach it to the Agent, or change the rate)`,
+    };
   if (judgement.verdict !== "fail")
     return {
       ...base,

@@ -164,6 +164,33 @@ describe("a pass", () => {
     expect(watchExitCode(report)).toBe(0);
   });
 
+  test("a rate on a group the live version does not attach: not measured, said, exit 5", async () => {
+    const group = await client.analysis.create({
+      name: "QA",
+      items: [{ name: "Resolved", type: "boolean" }],
+    });
+    expect(group.name).toBe("QA");
+    const watch = {
+      rates: [
+        { analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 },
+        { analysis: "QA/Resolved", value: false, atMost: 0.2 },
+      ],
+    };
+    // Deployed when preview could not tell (the group created alongside, its id unknown).
+    const s = await deployed("Unattached");
+    await traffic(s.agentId, 25, 0);
+    const report = await watchPass(
+      refreshOf({ "support-live": { ...s, inputs: { ...s.inputs, watch } } }),
+      client,
+    );
+    expect(report.results[0]).toMatchObject({
+      outcome: "inconclusive",
+      problem: "not measured: the version does not attach QA (attach it to the Agent, or change the rate)",
+    });
+    expect(watchExitCode(report)).toBe(5);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
+  });
+
   test("--dry-run says what it would do and changes nothing", async () => {
     const s = await deployed("Dry run");
     await traffic(s.agentId, 30, 20);

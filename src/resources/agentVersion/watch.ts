@@ -162,6 +162,25 @@ export async function watchAnalysisFailures(
   return out;
 }
 
+/**
+ * The groups of `analyses` (`"Group/Name"`, rates that measured no call) that version `version` of
+ * the agent does not attach: no call of it will ever carry them, so the watch says "not measured"
+ * instead of waiting for ever. What preview could not tell (a group created alongside, an agent
+ * created in the same deploy). Two reads: the version, and the analysis library.
+ */
+export async function unattachedGroups(
+  c: VoiceAgentClient,
+  agentId: string,
+  version: number,
+  analyses: readonly string[],
+): Promise<string[]> {
+  if (analyses.length === 0) return [];
+  const [detail, library] = await Promise.all([c.agents.get(agentId, { version }), analysisLibrary(c)]);
+  const attached = detail.analysis_group_ids.flatMap((id) => library.groupNames.get(id) ?? []);
+  const groups = analyses.map((a) => splitAnalysis(a, attached)?.group ?? a.slice(0, a.indexOf("/")));
+  return [...new Set(groups.filter((g) => !attached.includes(g)))];
+}
+
 /** The `watch` input as the state records it, parsed; a message naming the field when it is not valid. */
 export function parseWatch(value: unknown): { ok: true; watch: WatchSpec } | { ok: false; problem: string } {
   const parsed = parseWith(WatchSpec, value, "watch");
