@@ -7,11 +7,14 @@
  * and `isLive`, no `rolledBack`) and that the deploy history shows live now:
  *
  * 1. its calls since the deploy-history row that put it live (only the last `windowMinutes` when
- *    set), of `origins` (default `widget`, `batch`, `inbound`: not the tests' `api`, `dashboard`, `demo`), are tallied by `src/evidence` (one listing
- *    of the workspace's calls per pass, shared by every watched version: {@link sampleAll});
- * 2. each rate is judged by its Wilson interval at `confidence`, over at least `minCalls` measured
- *    calls (`judgeSample`, fail-closed): `fail` when the interval's bottom is above `atMost`,
- *    `pass` when its top is within it, `inconclusive` otherwise (too few calls, no values);
+ *    set), of `origins` (default `widget`, `batch`, `inbound`: not the tests' `api`, `dashboard`,
+ *    `demo`), are tallied by `src/evidence` (one listing of the workspace's calls per pass, shared
+ *    by every watched version: {@link sampleAll});
+ * 2. each rate is judged by the confidence sequence at `confidence` (valid over every pass:
+ *    `src/evidence/sequential.ts`), over at least `minCalls` measured calls (`judgeSample`,
+ *    fail-closed): `fail` when it rules out a share within `atMost`, `pass` when it rules out one
+ *    above, `inconclusive` otherwise (too few calls, no values; a rate no call measured on a group
+ *    the version does not attach is reported "not measured", exit 5);
  * 3. a `fail` puts back live the version that was live before (the row's `previous_version`), unless
  *    it is missing, blocked or there was none (reported); the history is read again right before
  *    the activation, and a row written since (a deploy) wins: nothing is done, and it is reported.
@@ -85,7 +88,7 @@ export interface RateResult {
   measured: number;
   /** matching / measured; null with none measured. */
   share: number | null;
-  /** The Wilson interval at `confidence`; null with none measured. */
+  /** The confidence sequence at `confidence` (the shares neither side rules out); null with none measured. */
   low: number | null;
   high: number | null;
   atMost: number;

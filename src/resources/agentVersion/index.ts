@@ -119,7 +119,11 @@ export interface WatchArgs {
   windowMinutes?: In<number>;
   /** The call origins judged. Default: `widget`, `batch`, `inbound` (not `api`, `dashboard`, `demo`: tests). */
   origins?: In<In<string>[]>;
-  /** Confidence of the Wilson interval a verdict needs, between 0.5 and 1. Default 0.95. */
+  /**
+   * Confidence a verdict needs, between 0.5 and 1, held over every pass of the watch (a confidence
+   * sequence): a version whose true share is at its bound is rolled back with a chance of at most
+   * 1 - confidence, however long it is watched. Default 0.95.
+   */
   confidence?: In<number>;
 }
 
