@@ -11,6 +11,7 @@ import { CALLER_ORIGINS, splitAnalysis } from "../../evidence/calls";
 import type { Requirement } from "../../evidence/requirements";
 import { failure } from "../../provider/failures";
 import { editDistance } from "../../provider/managed";
+import { isPlainObject } from "../../provider/normalize";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
 import { parseWith } from "../../spec/issues";
 import { mayBeDeclared } from "../analysisGroup/declared";
@@ -116,9 +117,12 @@ export async function watchAnalysisFailures(
   value: unknown,
   attached?: (library: AnalysisLibrary) => Promise<readonly string[] | undefined>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const parsed = WatchSpec.safeParse(value);
-  if (!parsed.success) return [];
-  const rates = parsed.data.rates.flatMap((r, i) => ("analysis" in r ? [{ i, ...r }] : []));
+  // Each analysis rate that is valid on its own (another rate's problem is reported by watchFailures).
+  const list = isPlainObject(value) && Array.isArray(value.rates) ? value.rates : [];
+  const rates = list.flatMap((r, i) => {
+    const rate = AnalysisRate.safeParse(r);
+    return rate.success ? [{ i, ...rate.data }] : [];
+  });
   if (rates.length === 0) return [];
   const library = await analysisLibrary(c);
   const produced = [...library.analyses.keys()];
