@@ -319,23 +319,7 @@ describe("check: watch and reinstate", () => {
       'watch.rates[1].status[1]: "no-answer" is not a status of a finished call; one of completed, voicemail, no_answer, busy, declined, failed, transfer_completed, transfer_failed (did you mean "no_answer"?)',
     );
     // The values are read against the library (and this deployment's groups), in their words.
-    const values = await versions.check(
-      {},
-      {
-        agentId: UNKNOWN,
-        draftVersion: 0,
-        documentRevision: 1,
-        watch: {
-          rates: [
-            { analysis: "Default Analysis/User Sentiment", value: "Negative", atMost: 0.2 },
-            { status: ["failed", "no_answer"], atMost: 0.05 },
-            { analysis: "QA/Resolved", value: "false", atMost: 0.2 },
-            { analysis: "Default Analysis/Outcome", value: "resolved", atMost: 0.2 },
-          ],
-        },
-      },
-    );
-    expect(values.failures).toEqual([
+    expect(r.failures?.slice(1)).toEqual([
       {
         property: "watch.rates[0].value",
         reason:
