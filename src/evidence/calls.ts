@@ -19,8 +19,17 @@
  */
 import { CALL_ORIGINS, CALL_STATUSES_ACTIVE } from "../spec/calls";
 
-/** The origins of callers, counted when a program names none: every documented one but `api` (test calls). */
-export const CALLER_ORIGINS: readonly string[] = CALL_ORIGINS.filter((o) => o !== "api");
+/**
+ * Origins the reference calls tests, never callers: `api` (test calls placed through the API, e.g.
+ * verification), `dashboard` and `demo` (a person trying the agent in the dashboard or a demo).
+ */
+export const TEST_ORIGINS: readonly string[] = ["api", "dashboard", "demo"];
+
+/**
+ * The origins of callers, counted when a program names none (`promote.origins`, `watch.origins`):
+ * every documented one but the tests' ({@link TEST_ORIGINS}): `widget`, `batch`, `inbound`.
+ */
+export const CALLER_ORIGINS: readonly string[] = CALL_ORIGINS.filter((o) => !TEST_ORIGINS.includes(o));
 
 /** Where a call is, as evidence. */
 export type CallState =

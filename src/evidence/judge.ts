@@ -11,6 +11,9 @@
  * | rate          | the sample was cut short (`truncated`)                      | inconclusive   |
  * | rate          | no counted call carries a value for the analysis            | inconclusive   |
  * | rate          | fewer measured calls than its `minMeasured`                 | inconclusive   |
+ * | rate          | with `sequential`: the confidence sequence rules out <= bound | fail         |
+ * | rate          | with `sequential`: it rules out >= bound                    | pass           |
+ * | rate          | with `sequential`: neither                                  | inconclusive   |
  * | rate          | share (or, with `confidence`, the interval's bottom) > bound | fail          |
  * | rate          | with `confidence`, the interval's top > bound               | inconclusive   |
  * | status rate   | the sample was cut short, or no call has finished           | inconclusive   |
@@ -23,6 +26,7 @@
  */
 import { isMinCalls, isRate, isSoak, type Requirement, tallyKey } from "./requirements";
 import type { CallSample, Tally } from "./sample";
+import { confidenceSequence, sequentialVerdict } from "./sequential";
 import { type Finding, type Judgement, judgementOf } from "./verdict";
 import { leftOutSentence, minutes, notCounted, pct } from "./words";
 
@@ -117,20 +121,41 @@ export function wilson(successes: number, n: number, confidence: number): { low:
   };
 }
 
-/** A share against its bound: by the observed share, or by its Wilson interval at `confidence`. */
+/**
+ * A share against its bound: by the observed share, by its Wilson interval at `confidence`, or with
+ * `sequential`, by the confidence sequence at `confidence` (valid over every look: `sequential.ts`).
+ */
 function shareVerdict(
   t: Tally,
   atMost: number,
   confidence: number | undefined,
+  sequential = false,
 ): { verdict: "pass" | "fail" | "inconclusive"; detail: string } {
   const share = t.matching / t.measured;
   if (confidence === undefined)
     return { verdict: share > atMost ? "fail" : "pass", detail: `${pct(share)}, at most ${pct(atMost)}` };
-  const { low, high } = wilson(t.matching, t.measured, confidence);
-  const detail = `${pct(share)}; ${pct(confidence)} interval ${pct(low)} to ${pct(high)}, at most ${pct(atMost)}`;
+  const { low, high } = shareInterval(t.matching, t.measured, confidence, sequential);
+  const kind = sequential ? "always-valid interval" : "interval";
+  const detail = `${pct(share)}; ${pct(confidence)} ${kind} ${pct(low)} to ${pct(high)}, at most ${pct(atMost)}`;
+  if (sequential) {
+    const verdict = sequentialVerdict(t.matching, t.measured, atMost, confidence);
+    return { verdict, detail: verdict === "inconclusive" ? `${detail}: too few calls to tell` : detail };
+  }
   if (low > atMost) return { verdict: "fail", detail };
   if (high > atMost) return { verdict: "inconclusive", detail: `${detail}: too few calls to tell` };
   return { verdict: "pass", detail };
+}
+
+/** The interval a share is judged by: Wilson's at one look, or the confidence sequence over every look. */
+export function shareInterval(
+  matching: number,
+  measured: number,
+  confidence: number,
+  sequential: boolean,
+): { low: number; high: number } {
+  return sequential
+    ? confidenceSequence(matching, measured, confidence)
+    : wilson(matching, measured, confidence);
 }
 
 const withTail = (head: string, ...tails: string[]) => [head, ...tails.filter(Boolean)].join("; ");
@@ -231,13 +256,15 @@ export function judgeSample(
           observed: t.matching / t.measured,
           bound: r.atMost,
           reason: withTail(
-            `${what} on ${t.matching} of ${t.measured} ${over}: too few to judge (at least ${r.minMeasured} needed; at most ${pct(r.atMost)})`,
+            isRate(r)
+              ? `${r.analysis} measured on ${t.measured} of the ${sample.analysed} calls, ${JSON.stringify(r.value)} on ${t.matching}: too few to judge (at least ${r.minMeasured} measured calls needed; at most ${pct(r.atMost)})`
+              : `${what} on ${t.matching} of ${t.measured} ${over}: too few to judge (at least ${r.minMeasured} needed; at most ${pct(r.atMost)})`,
             leftOut,
           ),
         });
         continue;
       }
-      const { verdict, detail } = shareVerdict(t, r.atMost, r.confidence);
+      const { verdict, detail } = shareVerdict(t, r.atMost, r.confidence, r.sequential === true);
       findings.push({
         requirement,
         verdict,

@@ -10,8 +10,10 @@
  *
  * With `confidence` (e.g. 0.95) a share is judged by its Wilson score interval: `pass` when the
  * interval's top is within the bound, `fail` when its bottom is above it, `inconclusive` between.
- * Without it, the observed share is compared with the bound. With `minMeasured` (the watch's
- * `minCalls`), a share over fewer measured calls than that is `inconclusive`, whatever it shows.
+ * With `sequential` too (the watch), by the confidence sequence instead, valid over every look
+ * (`sequential.ts`). Without `confidence`, the observed share is compared with the bound. With
+ * `minMeasured` (the watch's and promotion's `minCalls`), a share over fewer measured calls than
+ * that is `inconclusive`, whatever it shows.
  * No I/O.
  */
 
@@ -37,6 +39,11 @@ export interface RateRequirement {
   confidence?: number;
   /** Fewer measured calls (the denominator) than this is inconclusive, even a share over the bound. */
   minMeasured?: number;
+  /**
+   * With `confidence`: judge by the confidence sequence (`sequential.ts`), valid however many times
+   * the same growing sample is judged (the watch), instead of Wilson's interval (one look).
+   */
+  sequential?: boolean;
 }
 export interface StatusRateRequirement {
   /** The finished statuses counted, e.g. `["failed", "no_answer"]`. */
@@ -47,6 +54,8 @@ export interface StatusRateRequirement {
   confidence?: number;
   /** See {@link RateRequirement.minMeasured}. */
   minMeasured?: number;
+  /** See {@link RateRequirement.sequential}. */
+  sequential?: boolean;
 }
 export type Requirement = SoakRequirement | MinCallsRequirement | RateRequirement | StatusRateRequirement;
 

@@ -20,7 +20,7 @@ import { isRate, isStatusRate, type Requirement, tallyKey } from "./requirements
 export interface SampleScope {
   agentId: string;
   version: number;
-  /** Origins listed (`?origin=`): e.g. every origin but `api` (test calls). */
+  /** Origins listed (`?origin=`): e.g. `widget`, `batch`, `inbound` (callers, not tests). */
   origins: readonly string[];
   /** When the version went live (ISO): calls before are not its evidence. Null: unknown (all its calls). */
   since: string | null;

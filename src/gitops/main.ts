@@ -63,9 +63,9 @@ Pulumi with the deploy-history rows that did it (when, which action). Exits 3 wh
 
 With --watch: after go-live, the watch. Reads the same \`pulumi refresh --preview-only --json\`, and
 for each AgentVersion with \`watch\` that this stack put live and that is live, judges the real calls
-it answered since it went live (of its origins, default every origin but api; only the last
-windowMinutes when set): each rate by its Wilson interval at \`confidence\` over at least \`minCalls\`
-measured calls. A bound exceeded with confidence puts the version live before it back live (read
+it answered since it went live (of its origins, default widget, batch and inbound, not the tests' api, dashboard and demo; only
+the last windowMinutes when set): each rate by a confidence sequence at \`confidence\` (valid over
+every pass, however many) over at least \`minCalls\` measured calls. A bound exceeded with confidence puts the version live before it back live (read
 from the deploy history, read again right before the activation: a deploy that moved the pointer
 meanwhile wins), and writes why into that version's notes, where the next \`pulumi refresh\`
 (\`rolledBack\`), the drift alarm and the dashboard show it. Every bound held is healthy; anything

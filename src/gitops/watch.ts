@@ -7,11 +7,14 @@
  * and `isLive`, no `rolledBack`) and that the deploy history shows live now:
  *
  * 1. its calls since the deploy-history row that put it live (only the last `windowMinutes` when
- *    set), of `origins` (default every origin but `api`), are tallied by `src/evidence` (one listing
- *    of the workspace's calls per pass, shared by every watched version: {@link sampleAll});
- * 2. each rate is judged by its Wilson interval at `confidence`, over at least `minCalls` measured
- *    calls (`judgeSample`, fail-closed): `fail` when the interval's bottom is above `atMost`,
- *    `pass` when its top is within it, `inconclusive` otherwise (too few calls, no values);
+ *    set), of `origins` (default `widget`, `batch`, `inbound`: not the tests' `api`, `dashboard`,
+ *    `demo`), are tallied by `src/evidence` (one listing of the workspace's calls per pass, shared
+ *    by every watched version: {@link sampleAll});
+ * 2. each rate is judged by the confidence sequence at `confidence` (valid over every pass:
+ *    `src/evidence/sequential.ts`), over at least `minCalls` measured calls (`judgeSample`,
+ *    fail-closed): `fail` when it rules out a share within `atMost`, `pass` when it rules out one
+ *    above, `inconclusive` otherwise (too few calls, no values; a rate no call measured on a group
+ *    the version does not attach is reported "not measured", exit 5);
  * 3. a `fail` puts back live the version that was live before (the row's `previous_version`), unless
  *    it is missing, blocked or there was none (reported); the history is read again right before
  *    the activation, and a row written since (a deploy) wins: nothing is done, and it is reported.
@@ -30,9 +33,9 @@ import {
   pct,
   type Requirement,
   type SampleScope,
+  shareInterval,
   tallyKey,
   type Verdict,
-  wilson,
   windowStart,
 } from "../evidence";
 import { rollbackLine, rollbackNote, rolledBackWords } from "../resources/agentVersion/rollback";
@@ -41,7 +44,9 @@ import {
   DEFAULT_WATCH_MIN_CALLS,
   DEFAULT_WATCH_ORIGINS,
   parseWatch,
+  unattachedGroups,
   type WatchSpec,
+  watchRequirements,
 } from "../resources/agentVersion/watch";
 import { INCOMPLETE_EXIT } from "./drift";
 import { code, literal } from "./markdown";
@@ -83,7 +88,7 @@ export interface RateResult {
   measured: number;
   /** matching / measured; null with none measured. */
   share: number | null;
-  /** The Wilson interval at `confidence`; null with none measured. */
+  /** The confidence sequence at `confidence` (the shares neither side rules out); null with none measured. */
   low: number | null;
   high: number | null;
   atMost: number;
@@ -169,22 +174,6 @@ interface Live extends Watched {
   sample: CallSample;
 }
 
-/** The requirements of a watch: each rate judged by its interval over at least `minCalls` measured calls. */
-function requirementsOf(watch: WatchSpec): Requirement[] {
-  const confidence = watch.confidence ?? DEFAULT_WATCH_CONFIDENCE;
-  const minMeasured = watch.minCalls ?? DEFAULT_WATCH_MIN_CALLS;
-  return watch.rates.map((r) =>
-    "status" in r
-      ? {
-          status: typeof r.status === "string" ? [r.status] : r.status,
-          atMost: r.atMost,
-          confidence,
-          minMeasured,
-        }
-      : { analysis: r.analysis, value: r.value, atMost: r.atMost, confidence, minMeasured },
-  );
-}
-
 /** A result with nothing judged. */
 function bare(
   w: Pick<Watched, "urn" | "name" | "agentId" | "version">,
@@ -261,7 +250,7 @@ function watchedOf(refresh: PreviewJson): { watched: Watched[]; results: WatchRe
       origins: watch.origins ?? [...DEFAULT_WATCH_ORIGINS],
       confidence: watch.confidence ?? DEFAULT_WATCH_CONFIDENCE,
       minCalls: watch.minCalls ?? DEFAULT_WATCH_MIN_CALLS,
-      requirements: requirementsOf(watch),
+      requirements: watchRequirements(watch),
     });
   }
   return { watched, results };
@@ -306,7 +295,7 @@ async function sampleAll(c: VoiceAgentClient, live: Live[], max: number): Promis
 function rateResults(l: Live, findings: ReturnType<typeof judgeSample>["findings"]): RateResult[] {
   return l.requirements.map((r, i) => {
     const t = l.sample.tallies[tallyKey(r as Parameters<typeof tallyKey>[0])] ?? { measured: 0, matching: 0 };
-    const interval = t.measured > 0 ? wilson(t.matching, t.measured, l.confidence) : null;
+    const interval = t.measured > 0 ? shareInterval(t.matching, t.measured, l.confidence, true) : null;
     const f = findings[i];
     return {
       requirement: f?.requirement ?? "",
@@ -382,6 +371,18 @@ async function judgeOne(c: VoiceAgentClient, l: Live, now: number, dryRun: boole
   };
   if (judgement.verdict === "pass")
     return { ...base, outcome: "healthy", action: "kept live: every bound holds" };
+  // A rate no call measured on a group the version does not attach never will: said, exit 5.
+  const unmeasured = l.requirements.flatMap((r) =>
+    "analysis" in r && (l.sample.tallies[tallyKey(r)]?.measured ?? 0) === 0 ? [r.analysis] : [],
+  );
+  const unattached =
+    judgement.verdict === "fail" ? [] : await unattachedGroups(c, l.agentId, l.version, unmeasured);
+  if (unattached.length > 0)
+    return {
+      ...base,
+      action: "kept live: not enough evidence to tell",
+      problem: `not measured: the version does not attach ${unattached.join(", ")} (attach it to the Agent, or change the rate)`,
+    };
   if (judgement.verdict !== "fail")
     return {
       ...base,

@@ -229,8 +229,8 @@ describe("promoting staging to production", () => {
     const short = await prod.preview();
     expect(`${short.stdout}\n${short.stderr}`).toMatch(
       new RegExp(
-        `warning: promotion from agent ${stagingId} version 0 not yet proven: 2 of 3 calls \\(origins widget, dashboard, batch, inbound, demo\\); ` +
-          `Default Analysis/User Sentiment = "negative" on 1 of 2 calls \\(50%, at most 34%\\); \`pulumi up\` will refuse until it is`,
+        `warning: promotion from agent ${stagingId} version 0 not yet proven: 2 of 3 calls \\(origins widget, batch, inbound\\); ` +
+          `Default Analysis/User Sentiment measured on 2 of the 2 calls, "negative" on 1: too few to judge \\(at least 3 measured calls needed; at most 34%\\); \`pulumi up\` will refuse until it is`,
       ),
     );
     expect(await report(prod)).toMatch(
@@ -240,7 +240,7 @@ describe("promoting staging to production", () => {
     const refused = await prod.up({ allowFailure: true });
     expect(refused.code).not.toBe(0);
     expect(`${refused.stdout}\n${refused.stderr}`).toMatch(
-      /has not proven itself yet: 2 of 3 calls \(origins widget, dashboard, batch, inbound, demo\); Default Analysis\/User Sentiment = "negative" on 1 of 2 calls \(50%, at most 34%\)\. Met: live [\d.]+ minutes \(at least 0\.01\)\. Nothing was published or put live/,
+      /has not proven itself yet: 2 of 3 calls \(origins widget, batch, inbound\); Default Analysis\/User Sentiment measured on 2 of the 2 calls, "negative" on 1: too few to judge \(at least 3 measured calls needed; at most 34%\)\. Met: live [\d.]+ minutes \(at least 0\.01\)\. Nothing was published or put live/,
     );
     expect((await prodAgents()).map((a) => a.live_version)).toEqual([null]);
 

@@ -220,7 +220,9 @@ test("the watch rolls a bad version back; no deploy puts it back until reinstate
     const few = await diff(p, ["--watch"]);
     expect(few.code).toBe(0);
     expect(few.stdout).toContain("#### · AgentVersion `support-live`: inconclusive");
-    expect(few.stdout).toContain("on 5 of 5 calls: too few to judge (at least 20 needed; at most 20%)");
+    expect(few.stdout).toContain(
+      'User Sentiment measured on 5 of the 5 calls, "negative" on 5: too few to judge (at least 20 measured calls needed; at most 20%)',
+    );
     expect(await liveOf(supportId)).toBe(1);
 
     // (6) The healthy version: a true negative share of 10% against a bound of 20%, 30 more callers

@@ -35,7 +35,7 @@ describe("minMeasured", () => {
     const j = judgeSample(sampleOf([rate], negative(5)), [rate], Date.parse("2026-01-01T01:00:00Z"));
     expect(j.verdict).toBe("inconclusive");
     expect(j.findings[0]?.reason).toBe(
-      'Default Analysis/User Sentiment = "negative" on 5 of 5 calls: too few to judge (at least 20 needed; at most 20%)',
+      'Default Analysis/User Sentiment measured on 5 of the 5 calls, "negative" on 5: too few to judge (at least 20 measured calls needed; at most 20%)',
     );
   });
 

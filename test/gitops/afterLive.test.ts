@@ -21,7 +21,7 @@ describe("watch bounds", () => {
     stepOf(preview, "support-live").newState!.inputs!.watch = WATCH;
     const md = renderReport(preview);
     expect(md).toContain(
-      "Watched after go-live: `voice-agent-diff --watch` judges the calls of widget, dashboard, batch, inbound, demo " +
+      "Watched after go-live: `voice-agent-diff --watch` judges the calls of widget, batch, inbound " +
         "of the last `60` minutes and puts the version live before it back live when, over at least 20 measured calls, " +
         'a bound is exceeded at 95% confidence: `Default Analysis/User Sentiment` = `"negative"` at most 20%; ' +
         "status `failed` or `no_answer` at most 5%.",

@@ -142,17 +142,53 @@ describe("a pass", () => {
     expect(report.results[0]).toMatchObject({ outcome: "inconclusive" });
     expect(watchExitCode(report)).toBe(0);
     expect((await client.agents.get(s.agentId)).live_version).toBe(1);
-    expect(renderWatch(report)).toContain("too few to judge (at least 20 needed; at most 20%)");
+    expect(renderWatch(report)).toContain(
+      "too few to judge (at least 20 measured calls needed; at most 20%)",
+    );
   });
 
-  test("healthy: kept; calls of other origins (api: tests) and of earlier versions are not judged", async () => {
+  test("healthy: kept; calls of test origins (api, dashboard, demo) and of earlier versions are not judged", async () => {
     const s = await deployed("Healthy");
-    await traffic(s.agentId, 25, 0);
+    // 50 calls, none negative: the confidence sequence puts the share below 20% (25 would not yet).
+    await traffic(s.agentId, 50, 0);
     await traffic(s.agentId, 10, 10, "api");
+    // A person trying the agent in the dashboard or a demo is a test too: not judged by default.
+    await traffic(s.agentId, 10, 10, "dashboard");
+    await traffic(s.agentId, 10, 10, "demo");
     const report = await watchPass(refreshOf({ "support-live": s }), client);
-    expect(report.results[0]).toMatchObject({ outcome: "healthy", calls: { analysed: 25 } });
-    expect(report.results[0]?.rates[0]).toMatchObject({ matching: 0, measured: 25, verdict: "pass" });
+    expect(report.results[0]).toMatchObject({
+      outcome: "healthy",
+      calls: { analysed: 50, origins: ["widget", "batch", "inbound"] },
+    });
+    expect(report.results[0]?.rates[0]).toMatchObject({ matching: 0, measured: 50, verdict: "pass" });
     expect(watchExitCode(report)).toBe(0);
+  });
+
+  test("a rate on a group the live version does not attach: not measured, said, exit 5", async () => {
+    const group = await client.analysis.create({
+      name: "QA",
+      items: [{ name: "Resolved", type: "boolean" }],
+    });
+    expect(group.name).toBe("QA");
+    const watch = {
+      rates: [
+        { analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 },
+        { analysis: "QA/Resolved", value: false, atMost: 0.2 },
+      ],
+    };
+    // Deployed when preview could not tell (the group created alongside, its id unknown).
+    const s = await deployed("Unattached");
+    await traffic(s.agentId, 25, 0);
+    const report = await watchPass(
+      refreshOf({ "support-live": { ...s, inputs: { ...s.inputs, watch } } }),
+      client,
+    );
+    expect(report.results[0]).toMatchObject({
+      outcome: "inconclusive",
+      problem: "not measured: the version does not attach QA (attach it to the Agent, or change the rate)",
+    });
+    expect(watchExitCode(report)).toBe(5);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
   });
 
   test("--dry-run says what it would do and changes nothing", async () => {

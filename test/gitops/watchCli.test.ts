@@ -105,7 +105,7 @@ test("one pass with --dry-run and --json: exit 6, what it would do, nothing chan
 });
 
 test("--every: a pass again and again, the file read anew, until SIGTERM; exit 6 once one rolled back", async () => {
-  const healthy = await watchedAgent("CLI healthy", 25, 0);
+  const healthy = await watchedAgent("CLI healthy", 50, 0); // 50 calls, none negative: healthy by the confidence sequence
   const bad = await watchedAgent("CLI bad", 30, 20);
   const file = refreshFile("every.json", [healthy]);
   const child = spawn(process.execPath, [CLI, "--watch", "--every", "0.2", file], { env: env() });

@@ -371,6 +371,20 @@ describe("promote fails closed", () => {
     expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
   });
 
+  test("a rate's value staging's analysis never takes is refused at preview by field, listing what it takes", async () => {
+    const staging = await liveAgent(config);
+    const prod = await checkAndCreate(agents, config);
+    const rates = [{ analysis: "Default Analysis/User Sentiment", value: "Negative", atMost: 0.2 }];
+    const checked = await versions.check(
+      {},
+      versionInputs(prod.outs, { promote: { from: staging.id, rates } }),
+    );
+    expect(checked.failures?.map((f) => f.property)).toEqual(["promote.rates[0].value"]);
+    expect(reasons(checked)[0]).toContain(
+      'promote.rates[0].value: "Negative" is not a value of Default Analysis/User Sentiment: an enum of "positive", "neutral", "negative" (compared exactly, as calls carry them); did you mean "negative"?',
+    );
+  });
+
   test("a late `live: true` is checked like a publish: refused after staging moved on", async () => {
     const stagingAgent = await checkAndCreate(agents, config);
     const stagingLive = await checkAndCreate(versions, versionInputs(stagingAgent.outs));
@@ -413,6 +427,47 @@ describe("promote fails closed", () => {
     const checked = await versions.check(created.inputs, { ...live, reinstate: 1 });
     expect(reasons(checked).join("\n")).toContain("systemPrompt: staging line 4");
   }, 20_000);
+
+  test("a rate is judged only over minCalls calls that carry its value: 1 of 10 refused naming the rate and the count; 10 of 10 accepted", async () => {
+    const staging = await liveAgent(config);
+    const sentiment = (v: string | null) => [
+      { match: { agent_id: staging.id }, analysis: { "Default Analysis": { "User Sentiment": v } } },
+    ];
+    const numbers = (from: number) =>
+      Array.from({ length: 9 }, (_, i) => `+155501002${String(from + i).padStart(2, "0")}`);
+    await setCallOutcomes(emu, sentiment(null));
+    await callAgent(staging.id, numbers(0));
+    await setCallOutcomes(emu, sentiment("neutral"));
+    await callAgent(staging.id, ["+15550100299"]);
+    const prod = await checkAndCreate(agents, config);
+    const rate = { analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 };
+    const promote = { from: staging.id, minCalls: 10, rates: [rate] };
+    const few = await versions.check({}, versionInputs(prod.outs, { promote }));
+    expect(reasons(few)).toEqual([]);
+    expect(shortfallWarning(few.inputs.promoteProof as Proof)).toContain(
+      "Default Analysis/User Sentiment measured on 1 of the 10 calls",
+    );
+    await expect(versions.create(few.inputs)).rejects.toThrow(
+      /User Sentiment measured on 1 of the 10 calls, "negative" on 0: too few to judge \(at least 10 measured calls needed; at most 20%\)[\s\S]*Nothing was published or put live/,
+    );
+    expect((await client.agents.get(prod.id)).live_version).toBeNull();
+    // Nine more neutral calls: 10 measured, none negative, within 20%: promoted.
+    await callAgent(staging.id, numbers(10));
+    await setCallOutcomes(emu, []);
+    const enough = await versions.check({}, versionInputs(prod.outs, { promote }));
+    expect(shortfallWarning(enough.inputs.promoteProof as Proof)).toBeUndefined();
+    const created = await versions.create(enough.inputs);
+    expect((created.outs as Record<string, any>).promotion).toMatchObject({
+      calls: 19,
+      rates: [{ share: 0, measured: 10, atMost: 0.2 }],
+    });
+    // With confidence 0.95, 0 of 10 is not enough to tell (Wilson's top is 27.8%): not met.
+    const strict = await versions.check(
+      {},
+      versionInputs(prod.outs, { promote: { ...promote, confidence: 0.95 } }),
+    );
+    expect(shortfallWarning(strict.inputs.promoteProof as Proof)).toContain("interval 0% to 27.8%");
+  }, 60_000);
 
   test("real proof is accepted: answered, analysed calls within the rate", async () => {
     const staging = await liveAgent(config);

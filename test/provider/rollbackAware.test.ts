@@ -188,7 +188,7 @@ describe("check: watch and reinstate", () => {
     const r = await versions.check(
       {},
       {
-        agentId: "a",
+        agentId: UNKNOWN,
         draftVersion: 0,
         documentRevision: 1,
         watch: {
@@ -212,7 +212,7 @@ describe("check: watch and reinstate", () => {
     const r = await versions.check(
       {},
       {
-        agentId: "a",
+        agentId: UNKNOWN,
         draftVersion: 0,
         documentRevision: 1,
         watch: {
@@ -241,7 +241,7 @@ describe("check: watch and reinstate", () => {
     const unknown = await versions.check(
       {},
       {
-        agentId: "a",
+        agentId: UNKNOWN,
         draftVersion: 0,
         documentRevision: 1,
         watch: { rates: [{ analysis: UNKNOWN, value: "negative", atMost: UNKNOWN }], minCalls: UNKNOWN },
@@ -257,7 +257,7 @@ describe("check: watch and reinstate", () => {
     };
     const r = await versions.check(
       {},
-      { agentId: "a", draftVersion: 0, documentRevision: 1, watch: misspelt },
+      { agentId: UNKNOWN, draftVersion: 0, documentRevision: 1, watch: misspelt },
     );
     expect(r.failures).toEqual([
       {
@@ -269,7 +269,7 @@ describe("check: watch and reinstate", () => {
     ]);
     // Unchanged since the last deploy: not read again (a no-op preview reads nothing).
     await clearRequestLog(emu);
-    await versions.check({ watch }, { agentId: "a", draftVersion: 0, documentRevision: 1, watch });
+    await versions.check({ watch }, { agentId: UNKNOWN, draftVersion: 0, documentRevision: 1, watch });
     expect(await requestLog(emu)).toEqual([]);
   });
 
@@ -281,14 +281,110 @@ describe("check: watch and reinstate", () => {
     const rate = (analysis: string) => ({ rates: [{ analysis, value: false, atMost: 0.2 }] });
     const ok = await versions.check(
       {},
-      { agentId: "a", draftVersion: 0, documentRevision: 1, watch: rate("QA/Resolved") },
+      { agentId: UNKNOWN, draftVersion: 0, documentRevision: 1, watch: rate("QA/Resolved") },
     );
     expect(ok.failures ?? []).toEqual([]);
     const typo = await versions.check(
       {},
-      { agentId: "a", draftVersion: 0, documentRevision: 1, watch: rate("QA/Resolvd") },
+      { agentId: UNKNOWN, draftVersion: 0, documentRevision: 1, watch: rate("QA/Resolvd") },
     );
     expect(typo.failures?.map((f) => f.property)).toEqual(["watch.rates[0].analysis"]);
+  });
+
+  test("a rate's value must be one its analysis takes, a status one of a finished call's: refused at preview naming the field and what is allowed", async () => {
+    const groups = analysisGroupProvider(testContext);
+    await groups.check({}, { name: "QA", items: [{ name: "Resolved", type: "boolean" }] });
+    const r = await versions.check(
+      {},
+      {
+        agentId: UNKNOWN,
+        draftVersion: 0,
+        documentRevision: 1,
+        watch: {
+          rates: [
+            { analysis: "Default Analysis/User Sentiment", value: "Negative", atMost: 0.2 },
+            { status: ["failed", "no-answer"], atMost: 0.05 },
+            { analysis: "QA/Resolved", value: "false", atMost: 0.2 },
+            { analysis: "Default Analysis/Outcome", value: "resolved", atMost: 0.2 },
+          ],
+        },
+      },
+    );
+    expect(r.failures?.map((f) => f.property)).toEqual([
+      "watch.rates[1].status[1]",
+      "watch.rates[0].value",
+      "watch.rates[2].value",
+    ]);
+    expect(r.failures?.[0]?.reason).toContain(
+      'watch.rates[1].status[1]: "no-answer" is not a status of a finished call; one of completed, voicemail, no_answer, busy, declined, failed, transfer_completed, transfer_failed (did you mean "no_answer"?)',
+    );
+    // The values are read against the library (and this deployment's groups), in their words.
+    expect(r.failures?.slice(1)).toEqual([
+      {
+        property: "watch.rates[0].value",
+        reason:
+          'watch.rates[0].value: "Negative" is not a value of Default Analysis/User Sentiment: an enum of "positive", "neutral", "negative" (compared exactly, as calls carry them); did you mean "negative"?: the rate could never fire',
+      },
+      {
+        property: "watch.rates[2].value",
+        reason:
+          'watch.rates[2].value: "false" is not a value of QA/Resolved: it holds a boolean (true or false), so no call carries "false": the rate could never fire',
+      },
+    ]);
+  });
+
+  test("a rate on a group the version does not attach is refused at preview when known; unknown ids are left alone", async () => {
+    const s = await twoVersions();
+    const rate = { rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 }] };
+    // The Agent declares no group: the version attaches what the agent has (Default Analysis).
+    const attached = await versions.check({}, { ...s.inputs, watch: rate });
+    expect(attached.failures ?? []).toEqual([]);
+    const none = await versions.check({}, { ...s.inputs, watch: rate, attachedGroupIds: [] });
+    expect(none.failures).toEqual([
+      {
+        property: "watch.rates[0].analysis",
+        reason: expect.stringContaining(
+          'watch.rates[0].analysis: the version does not attach the analysis group "Default Analysis" (it attaches none)',
+        ),
+      },
+    ]);
+    const unknown = await versions.check({}, { ...s.inputs, watch: rate, attachedGroupIds: [UNKNOWN] });
+    expect(unknown.failures ?? []).toEqual([]);
+  });
+
+  test("a verification's expected analysis value must be one the analysis takes", async () => {
+    const r = await versions.check(
+      {},
+      {
+        agentId: UNKNOWN,
+        draftVersion: 0,
+        documentRevision: 1,
+        verify: {
+          calls: [
+            {
+              toNumber: "+15550100001",
+              expect: {
+                analysis: {
+                  "Default Analysis": { "User Sentiment": ["positive", "Neutral"], Outcome: "resolved" },
+                },
+              },
+            },
+            {
+              toNumber: "+15550100002",
+              expect: { analysis: { "Default Analysis": { "User Sentiment": UNKNOWN } } },
+            },
+          ],
+        },
+      },
+    );
+    expect(r.failures).toEqual([
+      {
+        property: 'verify.calls[0].expect.analysis["Default Analysis"]["User Sentiment"][1]',
+        reason: expect.stringContaining(
+          '"Neutral" is not a value of Default Analysis/User Sentiment: an enum of "positive", "neutral", "negative" (compared exactly, as calls carry them); did you mean "neutral"?: the test call could never pass',
+        ),
+      },
+    ]);
   });
 
   test("a change of watch alone is recorded: no request", async () => {

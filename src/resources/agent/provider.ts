@@ -224,6 +224,62 @@ function explain(err: unknown, name: string, agentId: string, expectedRevision?:
   throw err;
 }
 
+/**
+ * The fields in which the draft a patch landed on (`written`) differs from what was declared over
+ * the version read before the write (`read`): none, unless the patch landed on another draft than
+ * the one read or branched from it. Revisions count per version, so a draft opened elsewhere from
+ * another version between the read and the write can carry the very revision the `If-Match` names,
+ * and the patch then lands on a mix nobody declared. The declared fields must read back as
+ * declared; every other field as the version read held it (but those `patch` resets to the default).
+ */
+export function landingDifferences(
+  read: AgentDetailT,
+  written: AgentDetailT,
+  declared: JsonObject,
+  patch: JsonObject,
+): string[] {
+  const wrote = observedConfig(written, declared);
+  const [before, after] = [fullConfig(read), fullConfig(written)];
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const differs = (k: string) =>
+    k in declared
+      ? !deepEqual(wrote[k] ?? null, declared[k] ?? null)
+      : // A field the program stopped declaring was reset by the patch (`null`): the service's default.
+        !(k in patch) && !deepEqual(before[k] ?? null, after[k] ?? null);
+  return [...keys].filter(differs).sort();
+}
+
+/**
+ * The refusal of a patch that landed on a draft holding another configuration than the version it
+ * was read from (see {@link landingDifferences}): nothing is published or put live, since the
+ * AgentVersion depends on this write.
+ */
+function landedElsewhere(name: string, read: AgentDetailT, written: AgentDetailT, fields: string[]): Error {
+  return new Error(
+    `Agent "${name}" (${read.id}): the change was written onto draft version ${written.version}, which does not hold ` +
+      `version ${read.version}'s configuration (it differs in ${fields.join(", ")}): a draft was opened from another ` +
+      "version outside Pulumi between this deploy's read and its write. Nothing was published or put live. " +
+      `Discard draft version ${written.version} in the dashboard (or publish it there if it is wanted), then run ` +
+      "`pulumi refresh` and `pulumi up` again.",
+  );
+}
+
+/** Writes `patch` onto the draft of `now` under `If-Match`, and checks where it landed. */
+async function patchAndCheck(
+  c: VoiceAgentClient,
+  name: string,
+  now: AgentDetailT,
+  patch: JsonObject,
+  declared: JsonObject,
+): Promise<AgentDetailT> {
+  const written = await c.agents
+    .patch(now.id, patchBody(wireBody(patch, now)), { ifMatch: now.document_revision })
+    .catch((err) => explain(err, name, now.id, now.document_revision));
+  const differs = landingDifferences(now, written, declared, patch);
+  if (differs.length > 0) throw landedElsewhere(name, now, written, differs);
+  return written;
+}
+
 /** The managed fields the state last saw (olds) and those the program declares (news), as a patch base. */
 function lastSeen(olds: AgentState, declared: JsonObject): JsonObject {
   const seen: JsonObject = {};
@@ -288,9 +344,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
             id: current.id,
             outs: outputs(props, current, {}, await attachmentNames(c, current)),
           };
-        const written = await c.agents
-          .patch(current.id, patchBody(wireBody(patch, current)), { ifMatch: current.document_revision })
-          .catch((err) => explain(err, args.name, current.id, current.document_revision));
+        const written = await patchAndCheck(c, args.name, current, patch, declared);
         const last = { contentHash: configurationHash(observed), draftVersion: current.version };
         const names = await attachmentNames(c, written);
         return { id: written.id, outs: outputs(props, written, remember({}, last, written), names) };
@@ -370,9 +424,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
       });
       // Going back to what the parent holds writes nothing: the parent is the version to publish.
       if (Object.keys(patch).length === 0) return done(now);
-      const written = await c.agents
-        .patch(id, patchBody(wireBody(patch, now)), { ifMatch: now.document_revision })
-        .catch((err) => explain(err, args.name, id, now.document_revision));
+      const written = await patchAndCheck(c, args.name, now, patch, declared);
       return done(written);
     },
 

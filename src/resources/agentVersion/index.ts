@@ -117,9 +117,13 @@ export interface WatchArgs {
   minCalls?: In<number>;
   /** Judge only the calls of the last this many minutes. Default: every call since the version went live. */
   windowMinutes?: In<number>;
-  /** The call origins judged. Default: every origin but `api` (test calls). */
+  /** The call origins judged. Default: `widget`, `batch`, `inbound` (not `api`, `dashboard`, `demo`: tests). */
   origins?: In<In<string>[]>;
-  /** Confidence of the Wilson interval a verdict needs, between 0.5 and 1. Default 0.95. */
+  /**
+   * Confidence a verdict needs, between 0.5 and 1, held over every pass of the watch (a confidence
+   * sequence): a version whose true share is at its bound is rolled back with a chance of at most
+   * 1 - confidence, however long it is watched. Default 0.95.
+   */
   confidence?: In<number>;
 }
 
@@ -253,6 +257,8 @@ export class AgentVersion extends ServiceResource {
         pinnedVersion: args.version,
         verify: args.verify,
         watch: args.watch,
+        // The analysis groups the Agent declares: a watch rate on a group it does not attach is refused at preview.
+        attachedGroupIds: args.watch === undefined ? undefined : agentConfig(args.agent).analysisGroupIds,
         reinstate: args.reinstate,
         // The key to staging's workspace is a secret wherever Pulumi keeps it.
         promote:

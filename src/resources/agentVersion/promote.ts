@@ -49,6 +49,7 @@ import {
 import { workingVersion } from "../agent/provider";
 import type { Promotion } from "./promoteArgs";
 import { type Proof, proofLines } from "./proof";
+import { type AnalysisShape, analysisLibrary, valueProblem } from "./values";
 import { reinstates } from "./watch";
 
 export type { Proof };
@@ -68,6 +69,7 @@ interface Promote {
   soakMinutes?: number;
   minCalls?: number;
   rates?: Rate[];
+  confidence?: number;
   origins?: string[];
   ignore?: string[];
   apiKey?: string;
@@ -83,10 +85,20 @@ export interface Refusal {
   reason: string;
 }
 
-/** Origins counted when `promote.origins` is not set: every documented one but `api` (tests). */
+/** Origins counted when `promote.origins` is not set: `widget`, `batch`, `inbound` (not the tests' `api`, `dashboard`, `demo`). */
 const DEFAULT_ORIGINS = CALLER_ORIGINS;
 
-const KEYS = ["from", "soakMinutes", "minCalls", "rates", "origins", "ignore", "apiKey", "baseUrl"];
+const KEYS = [
+  "from",
+  "soakMinutes",
+  "minCalls",
+  "rates",
+  "confidence",
+  "origins",
+  "ignore",
+  "apiKey",
+  "baseUrl",
+];
 const RATE_KEYS = ["analysis", "value", "atMost"];
 
 const known = (v: unknown) => v !== undefined && !containsUnknown(v as Json);
@@ -108,7 +120,7 @@ export function promoteFailures(promote: unknown, pinned: boolean): string[] {
     out.push(
       "promote: a pinned version (`version`) publishes nothing, so there is nothing to promote: remove `promote`, or `version` to publish the agent's configuration",
     );
-  const { from, soakMinutes, minCalls, rates, origins, ignore, apiKey, baseUrl } = promote;
+  const { from, soakMinutes, minCalls, rates, confidence, origins, ignore, apiKey, baseUrl } = promote;
   if (from === undefined)
     out.push("promote.from: required (the staging agent's id, e.g. a StackReference output)");
   else if (known(from) && (typeof from !== "string" || from.trim() === ""))
@@ -117,6 +129,8 @@ export function promoteFailures(promote: unknown, pinned: boolean): string[] {
     out.push("promote.soakMinutes: must be a number of minutes >= 0 (fractions allowed)");
   if (known(minCalls) && (typeof minCalls !== "number" || !Number.isInteger(minCalls) || minCalls < 0))
     out.push("promote.minCalls: must be an integer >= 0");
+  if (known(confidence) && (typeof confidence !== "number" || !(confidence > 0.5 && confidence < 1)))
+    out.push("promote.confidence: must be a number between 0.5 and 1 (e.g. 0.95), both excluded");
   if (known(rates)) {
     if (!Array.isArray(rates)) out.push("promote.rates: must be a list of { analysis, value, atMost }");
     else
@@ -239,14 +253,23 @@ async function readStaging(c: VoiceAgentClient, promote: Promote): Promise<Stagi
   return { live, liveSince, config: fullConfig(live) };
 }
 
-/** The requirements of `promote` for the evidence module: soak, minCalls (default 1), rates. */
-function requirementsOf(promote: Promote): Requirement[] {
+/**
+ * The requirements of `promote` for the evidence module: soak, minCalls (default 1), rates, each
+ * judged only over at least `minCalls` calls that carry its value (the observed share, or with
+ * `confidence` the top of its Wilson interval).
+ */
+export function promoteRequirements(promote: Omit<Promote, "from">): Requirement[] {
+  const minCalls = promote.minCalls ?? DEFAULT_MIN_CALLS;
   return [
     ...((promote.soakMinutes ?? 0) > 0 ? [{ soakMinutes: promote.soakMinutes ?? 0 }] : []),
-    ...((promote.minCalls ?? DEFAULT_MIN_CALLS) > 0
-      ? [{ minCalls: promote.minCalls ?? DEFAULT_MIN_CALLS }]
-      : []),
-    ...(promote.rates ?? []).map((r) => ({ analysis: r.analysis, value: r.value, atMost: r.atMost })),
+    ...(minCalls > 0 ? [{ minCalls }] : []),
+    ...(promote.rates ?? []).map((r) => ({
+      analysis: r.analysis,
+      value: r.value,
+      atMost: r.atMost,
+      ...(minCalls > 0 ? { minMeasured: minCalls } : {}),
+      ...(promote.confidence !== undefined ? { confidence: promote.confidence } : {}),
+    })),
   ];
 }
 
@@ -262,7 +285,7 @@ async function measure(
   digest: string,
 ): Promise<Proof> {
   const origins = promote.origins ?? [...DEFAULT_ORIGINS];
-  const requirements = requirementsOf(promote);
+  const requirements = promoteRequirements(promote);
   const scope = {
     agentId: promote.from,
     version: staging.live.version,
@@ -317,23 +340,47 @@ async function measure(
  * analysis of every enabled group it attaches; only the Default Analysis group's when its custom
  * analysis is off (docs/service-decisions.md, "Calls").
  */
-async function producedAnalyses(c: VoiceAgentClient, live: AgentDetailT): Promise<string[]> {
+async function producedAnalyses(
+  c: VoiceAgentClient,
+  live: AgentDetailT,
+): Promise<Map<string, AnalysisShape>> {
   const attached = new Set(live.analysis_group_ids);
   const customOn = live.call?.custom_analysis_enabled !== false;
-  const out: string[] = [];
-  for await (const g of c.analysis.list()) {
-    if (!attached.has(g.id) || !g.enabled) continue;
-    if (!customOn && g.name !== DEFAULT_ANALYSIS_GROUP_NAME) continue;
-    for (const item of g.items) if (item.enabled) out.push(`${g.name}/${item.name}`);
+  const library = await analysisLibrary(c);
+  const out = new Map<string, AnalysisShape>();
+  for (const [analysis, shape] of library.analyses) {
+    const group = [...attached]
+      .map((id) => library.groupNames.get(id))
+      .find((g) => analysis.startsWith(`${g}/`));
+    if (group === undefined) continue;
+    if (!customOn && group !== DEFAULT_ANALYSIS_GROUP_NAME) continue;
+    out.set(analysis, shape);
   }
   return out;
 }
 
-/** Why each rate names an analysis staging's live version does not produce (names compared exactly). */
-function rateAnalysisFailures(promote: Promote, staging: Staging, produced: readonly string[]): Refusal[] {
+/**
+ * Why each rate names an analysis staging's live version does not produce (names compared exactly),
+ * or a value that analysis never takes (`values.ts`).
+ */
+function rateAnalysisFailures(
+  promote: Promote,
+  staging: Staging,
+  shapes: ReadonlyMap<string, AnalysisShape>,
+): Refusal[] {
   const out: Refusal[] = [];
+  const produced = [...shapes.keys()];
   (promote.rates ?? []).forEach((r, i) => {
-    if (produced.includes(r.analysis)) return;
+    const shape = shapes.get(r.analysis);
+    const problem = shape && valueProblem(r.analysis, shape, r.value);
+    if (problem) {
+      const property = `promote.rates[${i}].value`;
+      out.push({
+        property,
+        reason: `${property}: ${problem}: the rate could never fire. Nothing was written.`,
+      });
+    }
+    if (shape) return;
     const property = `promote.rates[${i}].analysis`;
     const closest = [...produced].sort(
       (a, b) =>

@@ -35,11 +35,21 @@ export interface PromoteArgs {
    * without a call.
    */
   minCalls?: In<number>;
-  /** Bounds on analysis shares over those calls. Default: none. */
+  /**
+   * Bounds on analysis shares over those calls. Each is judged only over at least `minCalls` calls
+   * that carry its analysis's value (fewer is not met). Default: none.
+   */
   rates?: In<In<PromoteRateArgs>[]>;
   /**
+   * Judge each rate by the top of its Wilson score interval at this confidence (e.g. 0.95; between
+   * 0.5 and 1) instead of the observed share: a rate passes only when the share is within its bound
+   * with that confidence. Default: unset (the observed share).
+   */
+  confidence?: In<number>;
+  /**
    * The call origins that count (`widget`, `dashboard`, `batch`, `inbound`, `demo`, `api`). Default:
-   * every origin but `api`, so test calls placed through the API (verification) do not count as callers.
+   * `widget`, `batch`, `inbound`: test calls placed through the API (`api`, verification) and a person
+   * trying the agent (`dashboard`, `demo`) do not count as callers; list them to count them.
    */
   origins?: In<In<string>[]>;
   /**

@@ -36,12 +36,14 @@ import { deepEqual, dropUndefined, type Json } from "../../provider/normalize";
 import type { HandlerFactory, Props, ProviderContext } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
+import { workingVersion } from "../agent/provider";
 import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from "./promote";
 import type { Promotion } from "./promoteArgs";
 import type { Proof } from "./proof";
 import { configurationDigest, reuseCandidates } from "./reuse";
 import { type RolledBack, rowThatTookOff, takenOffAir } from "./rollback";
-import { Verification, VerifySpec, verifyBeforeLive, verifyFailures } from "./verify";
+import type { AnalysisLibrary } from "./values";
+import { Verification, VerifySpec, verifyBeforeLive, verifyFailures, verifyValueFailures } from "./verify";
 import { reinstateFailures, reinstates, watchAnalysisFailures, watchFailures } from "./watch";
 
 /** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
@@ -63,6 +65,7 @@ const OWN_INPUTS = [
   "promoteConfig",
   "verify",
   "watch",
+  "attachedGroupIds",
   "reinstate",
 ] as const;
 
@@ -415,6 +418,29 @@ function wasTakenOffAir(
   return before.live && (before.isLive || before.rolledBack !== undefined);
 }
 
+/**
+ * The names of the analysis groups the version will attach, when known at preview: the groups the
+ * Agent declares (`attachedGroupIds`, set with `watch`), else those its working version attaches
+ * (the Agent writes only what it declares); unknown for a pinned version, an agent still to be
+ * created, or ids unknown at preview (a group created alongside).
+ */
+async function attachedGroups(
+  c: VoiceAgentClient,
+  news: Props,
+  library: AnalysisLibrary,
+): Promise<string[] | undefined> {
+  if (news.pinnedVersion !== undefined) return undefined;
+  let ids = news.attachedGroupIds;
+  if (ids === undefined) {
+    if (typeof news.agentId !== "string" || containsUnknown(news.agentId)) return undefined;
+    // An agent that is gone tells nothing here: its own check (the Agent's) says so.
+    ids = (await unlessGone(workingVersion(c, news.agentId)))?.analysis_group_ids;
+  }
+  if (!Array.isArray(ids) || containsUnknown(ids)) return undefined;
+  const names = ids.map((id) => (typeof id === "string" ? library.groupNames.get(id) : undefined));
+  return names.every((n) => n !== undefined) ? (names as string[]) : undefined;
+}
+
 export const agentVersionProvider: HandlerFactory = (ctx) => ({
   async check(olds, news) {
     const failures: pulumi.dynamic.CheckFailure[] = unknownInputs(
@@ -450,13 +476,21 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     }
     failures.push(...verifyFailures(news.verify));
     failures.push(...watchFailures(news.watch), ...reinstateFailures(news.reinstate));
-    // A new or changed `watch` names analyses the workspace has (one listing; a no-op preview reads nothing).
+    // A new or changed `watch` names analyses the workspace has, values they take, on groups the
+    // version attaches (one listing; a no-op preview reads nothing).
     if (
       news.watch !== undefined &&
       !containsUnknown(news.watch) &&
       !deepEqual(olds.watch ?? null, news.watch)
-    )
-      failures.push(...(await watchAnalysisFailures(await ctx.client(), news.watch)));
+    ) {
+      const c = await ctx.client();
+      failures.push(
+        ...(await watchAnalysisFailures(c, news.watch, (library) => attachedGroups(c, news, library))),
+      );
+    }
+    // So does a new or changed `verify`'s expected analysis values.
+    if (news.verify !== undefined && !deepEqual(olds.verify ?? null, news.verify))
+      failures.push(...(await verifyValueFailures(await ctx.client(), news.verify)));
     const promotion = await checkPromotion(ctx, olds, news);
     failures.push(...promotion.failures);
     // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).

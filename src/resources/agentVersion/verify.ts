@@ -21,10 +21,11 @@ import type { CallT, VoiceAgentClient } from "../../client";
 import { isSettled } from "../../evidence/calls";
 import { ExpectedFailure, failure } from "../../provider/failures";
 import { canonicalJson, contentHash, deepEqual, type Json } from "../../provider/normalize";
-import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
+import { containsUnknown, dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
 import { CALL_STATUSES_ACTIVE, CallVariables } from "../../spec/calls";
 import { isE164, normalizeE164 } from "../../spec/common";
 import { parseWith } from "../../spec/issues";
+import { analysisLibrary, FinishedStatus, shapeOf, valueProblem } from "./values";
 
 /** Default of `verify.timeoutSeconds`. */
 const DEFAULT_VERIFY_TIMEOUT_SECONDS = 600;
@@ -89,7 +90,7 @@ const Expected = z.unknown().transform((value, ctx): ExpectedValue => {
 /** An expected analysis value. */
 export type ExpectedValue = Scalar | Scalar[] | { pattern: string };
 
-const Status = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+const Status = z.union([FinishedStatus, z.array(FinishedStatus).min(1)], {
   error: "must be a status (e.g. 'completed') or a non-empty list of statuses",
 });
 
@@ -153,6 +154,46 @@ export function verifyFailures(value: unknown): pulumi.dynamic.CheckFailure[] {
   return parsed.issues
     .filter((i) => !dependsOnUnknown(i.field, i.code, unknowns))
     .map((i) => failure(i, i.field === "body" ? "verify" : i.field));
+}
+
+/**
+ * Why an expected analysis value of `verify` is not one its analysis can take (`values.ts`), by
+ * field: such an expectation could never pass. Read at preview when `verify` is new or changed (one
+ * listing of the analysis library, only when an expectation names an analysis); a value unknown at
+ * preview, a pattern and an analysis the library does not know are left alone.
+ */
+export async function verifyValueFailures(
+  c: Pick<VoiceAgentClient, "analysis">,
+  value: unknown,
+): Promise<pulumi.dynamic.CheckFailure[]> {
+  const parsed = VerifySpec.safeParse(value);
+  if (!parsed.success) return [];
+  const expected = parsed.data.calls.flatMap((call, i) =>
+    Object.entries(call.expect?.analysis ?? {}).flatMap(([group, items]) =>
+      Object.entries(items).map(([name, want]) => ({
+        property: `verify.calls[${i}].expect.analysis[${JSON.stringify(group)}][${JSON.stringify(name)}]`,
+        analysis: `${group}/${name}`,
+        want,
+      })),
+    ),
+  );
+  if (expected.length === 0) return [];
+  const library = await analysisLibrary(c);
+  const out: pulumi.dynamic.CheckFailure[] = [];
+  for (const { property, analysis, want } of expected) {
+    const shape = shapeOf(analysis, library.analyses);
+    if (!shape || containsUnknown(want as Json)) continue;
+    const values: [string, unknown][] = Array.isArray(want)
+      ? want.map((v, j) => [`${property}[${j}]`, v])
+      : typeof want === "object"
+        ? []
+        : [[property, want]];
+    for (const [at, v] of values) {
+      const problem = valueProblem(analysis, shape, v);
+      if (problem) out.push({ property: at, reason: `${at}: ${problem}: the test call could never pass` });
+    }
+  }
+  return out;
 }
 
 /** The `verify` input, parsed (it passed `check`). */

@@ -7,18 +7,21 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { VoiceAgentClient } from "../../client";
-import { CALLER_ORIGINS } from "../../evidence/calls";
+import { CALLER_ORIGINS, splitAnalysis } from "../../evidence/calls";
+import type { Requirement } from "../../evidence/requirements";
 import { failure } from "../../provider/failures";
 import { editDistance } from "../../provider/managed";
+import { isPlainObject } from "../../provider/normalize";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
 import { parseWith } from "../../spec/issues";
 import { mayBeDeclared } from "../analysisGroup/declared";
+import { type AnalysisLibrary, analysisLibrary, FinishedStatus, shapeOf, valueProblem } from "./values";
 
 /** Default of `watch.minCalls`. */
 export const DEFAULT_WATCH_MIN_CALLS = 20;
 /** Default of `watch.confidence`. */
 export const DEFAULT_WATCH_CONFIDENCE = 0.95;
-/** Origins judged when `watch.origins` is not set: every documented one but `api` (test calls). */
+/** Origins judged when `watch.origins` is not set: `widget`, `batch`, `inbound` (not the tests' `api`, `dashboard`, `demo`). */
 export const DEFAULT_WATCH_ORIGINS: readonly string[] = CALLER_ORIGINS;
 
 const Share = z.number().min(0).max(1);
@@ -34,7 +37,7 @@ const AnalysisRate = z.strictObject({
 
 /** A bound on the share of calls that finished with one of some statuses. */
 const StatusRate = z.strictObject({
-  status: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  status: z.union([FinishedStatus, z.array(FinishedStatus).min(1)]),
   atMost: Share,
 });
 
@@ -66,6 +69,27 @@ export type WatchSpec = z.infer<typeof WatchSpec>;
 /** A rate of `watch`, parsed. */
 export type WatchRate = z.infer<typeof AnalysisRate> | z.infer<typeof StatusRate>;
 
+/**
+ * The requirements the watch holds a live version to: each rate judged over at least `minCalls`
+ * measured calls by the confidence sequence at `confidence`, valid over every pass of the watch
+ * (`src/evidence/sequential.ts`).
+ */
+export function watchRequirements(watch: WatchSpec): Requirement[] {
+  const confidence = watch.confidence ?? DEFAULT_WATCH_CONFIDENCE;
+  const minMeasured = watch.minCalls ?? DEFAULT_WATCH_MIN_CALLS;
+  return watch.rates.map((r) =>
+    "status" in r
+      ? {
+          status: typeof r.status === "string" ? [r.status] : r.status,
+          atMost: r.atMost,
+          confidence,
+          minMeasured,
+          sequential: true,
+        }
+      : { analysis: r.analysis, value: r.value, atMost: r.atMost, confidence, minMeasured, sequential: true },
+  );
+}
+
 /** Check failures of the `watch` input (`undefined` is fine), skipping what values unknown at preview decide. */
 export function watchFailures(value: unknown): pulumi.dynamic.CheckFailure[] {
   if (value === undefined || value === null) return [];
@@ -78,42 +102,87 @@ export function watchFailures(value: unknown): pulumi.dynamic.CheckFailure[] {
 }
 
 /**
- * Why each analysis rate of `watch` names an analysis no enabled group of the workspace has (names
- * compared exactly, as calls key them): such a rate never measures a call, so the watch would stay
- * inconclusive for ever. Read at preview when `watch` is new or changed (one listing of the
- * analysis library); values unknown at preview are left alone, and so is an analysis an
- * AnalysisGroup of this deployment declares (created, or given the item, by this very deploy).
+ * Why each analysis rate of `watch` cannot be measured, read at preview when `watch` is new or
+ * changed (one listing of the analysis library; values unknown at preview are left alone):
+ * - it names an analysis no enabled group of the workspace has (names compared exactly, as calls
+ *   key them), unless an AnalysisGroup of this deployment declares it (created, or given the item,
+ *   by this very deploy): such a rate never measures a call, and the watch would stay inconclusive
+ *   for ever;
+ * - its `value` is not one the analysis can take (`values.ts`): the rate could never fire;
+ * - its group is not among `attached` (the names of the groups the version attaches, when known at
+ *   preview): no call of the version carries it.
  */
 export async function watchAnalysisFailures(
   c: VoiceAgentClient,
   value: unknown,
+  attached?: (library: AnalysisLibrary) => Promise<readonly string[] | undefined>,
 ): Promise<pulumi.dynamic.CheckFailure[]> {
-  const parsed = WatchSpec.safeParse(value);
-  if (!parsed.success) return [];
-  const rates = parsed.data.rates.flatMap((r, i) => ("analysis" in r ? [{ i, analysis: r.analysis }] : []));
+  // Each analysis rate that is valid on its own (another rate's problem is reported by watchFailures).
+  const list = isPlainObject(value) && Array.isArray(value.rates) ? value.rates : [];
+  const rates = list.flatMap((r, i) => {
+    const rate = AnalysisRate.safeParse(r);
+    return rate.success ? [{ i, ...rate.data }] : [];
+  });
   if (rates.length === 0) return [];
-  const produced: string[] = [];
-  for await (const g of c.analysis.list()) {
-    if (!g.enabled) continue;
-    for (const item of g.items) if (item.enabled) produced.push(`${g.name}/${item.name}`);
-  }
-  return rates
-    .filter((r) => !produced.includes(r.analysis) && !mayBeDeclared(r.analysis))
-    .map(({ i, analysis }) => {
+  const library = await analysisLibrary(c);
+  const produced = [...library.analyses.keys()];
+  const groups = attached ? await attached(library) : undefined;
+  const out: pulumi.dynamic.CheckFailure[] = [];
+  for (const { i, analysis, value: v } of rates) {
+    if (!library.analyses.has(analysis) && !mayBeDeclared(analysis)) {
       const property = `watch.rates[${i}].analysis`;
       const closest = [...produced].sort(
         (a, b) =>
           editDistance(a.toLowerCase(), analysis.toLowerCase()) -
           editDistance(b.toLowerCase(), analysis.toLowerCase()),
       )[0];
-      return {
+      out.push({
         property,
         reason:
           `${property}: no enabled analysis group of this workspace has an enabled analysis ${JSON.stringify(analysis)} ` +
           `(names are compared exactly, as calls key them)${closest ? `; the closest is ${JSON.stringify(closest)}` : ""}: ` +
           "no call would ever carry it, and the watch would never judge this rate",
-      };
-    });
+      });
+      continue;
+    }
+    const shape = shapeOf(analysis, library.analyses);
+    const problem = shape && valueProblem(analysis, shape, v);
+    if (problem) {
+      const property = `watch.rates[${i}].value`;
+      out.push({ property, reason: `${property}: ${problem}: the rate could never fire` });
+    }
+    const group = groups && splitAnalysis(analysis, groups)?.group;
+    if (groups && (group === undefined || !groups.includes(group))) {
+      const property = `watch.rates[${i}].analysis`;
+      const name = group ?? analysis.slice(0, analysis.indexOf("/"));
+      out.push({
+        property,
+        reason:
+          `${property}: the version does not attach the analysis group ${JSON.stringify(name)} (it attaches ${groups.length ? groups.map((g) => JSON.stringify(g)).join(", ") : "none"}): ` +
+          "no call of it would carry this analysis, and the watch would never judge this rate. Attach the group to the Agent (analysisGroupIds), or watch an analysis it has",
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The groups of `analyses` (`"Group/Name"`, rates that measured no call) that version `version` of
+ * the agent does not attach: no call of it will ever carry them, so the watch says "not measured"
+ * instead of waiting for ever. What preview could not tell (a group created alongside, an agent
+ * created in the same deploy). Two reads: the version, and the analysis library.
+ */
+export async function unattachedGroups(
+  c: VoiceAgentClient,
+  agentId: string,
+  version: number,
+  analyses: readonly string[],
+): Promise<string[]> {
+  if (analyses.length === 0) return [];
+  const [detail, library] = await Promise.all([c.agents.get(agentId, { version }), analysisLibrary(c)]);
+  const attached = detail.analysis_group_ids.flatMap((id) => library.groupNames.get(id) ?? []);
+  const groups = analyses.map((a) => splitAnalysis(a, attached)?.group ?? a.slice(0, a.indexOf("/")));
+  return [...new Set(groups.filter((g) => !attached.includes(g)))];
 }
 
 /** The `watch` input as the state records it, parsed; a message naming the field when it is not valid. */

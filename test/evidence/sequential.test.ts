@@ -1,0 +1,53 @@
+/**
+ * The watch's confidence holds over the whole watch, not per look: judged again at every pass over
+ * the growing calls, a version whose true share equals its bound is rolled back in at most
+ * 1 - confidence of days (Wilson's 95 % interval at every pass: about a fifth of days in two hours,
+ * 28 % in a day); one at twice its bound is still rolled back within minutes. A smaller run of
+ * bench/watch-false-rollback.ts (the same judge the watch runs).
+ */
+import { describe, expect, test } from "vitest";
+import { requirementsFor, simulate } from "../../bench/watch-false-rollback";
+import { addCall, confidenceSequence, emptySample, judgeSample, sequentialVerdict } from "../../src/evidence";
+
+describe("the watch's confidence sequence", () => {
+  test("a true share at the bound: rolled back in at most 5% of 100 two-hour days at one pass a minute", () => {
+    const even = simulate({ days: 100, minutes: 120, perMinute: 30, bound: 0.2, share: 0.2, seed: 7 });
+    expect(even.rolledBack).toBeLessThanOrEqual(5);
+  }, 60_000);
+
+  test("a true share twice the bound: rolled back every day, within 10 minutes of go-live", () => {
+    const bad = simulate({ days: 50, minutes: 30, perMinute: 30, bound: 0.2, share: 0.4, seed: 7 });
+    expect(bad.rolledBack).toBe(50);
+    expect(Math.max(...bad.minutesToRollback)).toBeLessThanOrEqual(10);
+  });
+
+  test("the watch's requirements are judged by it; the report's interval agrees with the verdict", () => {
+    const [rate] = requirementsFor(0.2);
+    expect(rate).toMatchObject({ confidence: 0.95, minMeasured: 20, sequential: true });
+    // 12 of 30 negative: Wilson's 95% interval (23% to 58%) is above 20%; the sequence is not yet.
+    const scope = { agentId: "a", version: 1, origins: ["inbound"], since: "2026-01-01T00:00:00Z" };
+    const s = emptySample(scope, requirementsFor(0.2), scope.since);
+    for (let i = 0; i < 30; i++)
+      addCall(s, requirementsFor(0.2), {
+        status: "completed",
+        custom_analysis: { "Default Analysis": { "User Sentiment": i < 12 ? "negative" : "neutral" } },
+      });
+    const j = judgeSample(s, requirementsFor(0.2), Date.parse(scope.since) + 3_600_000);
+    expect(j.verdict).toBe("inconclusive");
+    expect(j.findings[0]?.reason).toMatch(
+      /95% always-valid interval [\d.]+% to [\d.]+%, at most 20%: too few calls to tell/,
+    );
+    const { low, high } = confidenceSequence(12, 30, 0.95);
+    expect(low).toBeLessThan(0.2);
+    expect(high).toBeGreaterThan(0.4);
+    expect(sequentialVerdict(12, 30, low - 0.01, 0.95)).toBe("fail");
+    expect(sequentialVerdict(12, 30, high + 0.01, 0.95)).toBe("pass");
+  });
+
+  test("bounds of 0 and 1: one matching call rules out 0; one call not matching rules out 1", () => {
+    expect(sequentialVerdict(1, 1, 0, 0.95)).toBe("fail");
+    expect(sequentialVerdict(0, 50, 0, 0.95)).toBe("inconclusive");
+    expect(sequentialVerdict(0, 1, 1, 0.95)).toBe("pass");
+    expect(sequentialVerdict(5, 5, 1, 0.95)).toBe("inconclusive");
+  });
+});
