@@ -14,7 +14,7 @@ import { assertRefresh, DRIFT_EXIT, findDrift, INCOMPLETE_EXIT, REFRESH_PREVIEW,
 import { isEventStream, parseEventStream } from "./events";
 import { assertSecretsHidden, nameOf } from "./preview";
 import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
-import { ROLLED_BACK_EXIT, renderWatch, watchExitCode, watchPass } from "./watch";
+import { NOTHING_SAFE_EXIT, ROLLED_BACK_EXIT, renderWatch, watchExitCode, watchPass } from "./watch";
 
 /** Exit code of `--fail-on-breaking` when a break outside the service is not acknowledged. */
 export const EXIT_BREAKING = 4;
@@ -65,9 +65,10 @@ With --watch: after go-live, the watch. Reads the same \`pulumi refresh --previe
 for each AgentVersion with \`watch\` that this stack put live and that is live, judges the real calls
 it answered since it went live (of its origins, default widget, batch and inbound, not the tests' api, dashboard and demo; only
 the last windowMinutes when set): each rate by a confidence sequence at \`confidence\` (valid over
-every pass, however many) over at least \`minCalls\` measured calls. A bound exceeded with confidence puts the version live before it back live (read
-from the deploy history, read again right before the activation: a deploy that moved the pointer
-meanwhile wins), and writes why into that version's notes, where the next \`pulumi refresh\`
+every pass, however many) over at least \`minCalls\` measured calls. A bound exceeded with confidence
+puts back live the newest version live before it that is published, not blocked and was not itself
+taken off air by a rollback (read from the deploy history, read again right before the activation:
+a deploy that moved the pointer meanwhile wins), and writes why into that version's notes, where the next \`pulumi refresh\`
 (\`rolledBack\`), the drift alarm and the dashboard show it. Every bound held is healthy; anything
 else is inconclusive and nothing is done. It never places a call. The report (Markdown on stdout)
 gives per watched version its calls, each rate with its interval, the verdict and what was done.
@@ -118,9 +119,14 @@ Exit codes:
      names each id); the report was written
   ${INCOMPLETE_EXIT}  with --drift: some resource could not be read (the report and stderr name each);
      the report covers the others, drifted or not; with --watch: a watched version could not be
-     judged, or fails its bounds with nothing to roll back to (stderr names each)
+     judged (stderr names each); with --every, when the last pass was skipped (the file empty or
+     not whole JSON: a pass that finds it so says so on stderr and reads it again next time)
   ${ROLLED_BACK_EXIT}  with --watch: at least one version was rolled back (with --dry-run: would be);
      with --every, when any pass rolled one back
+  ${NOTHING_SAFE_EXIT}  with --watch: a version fails its bounds and nothing is safe to return to (every
+     version live before it was rolled back, is blocked, or there is none): the live pointer was
+     left alone and a person decides (stderr says what to do); with --every, when any pass found
+     one. Takes precedence over ${ROLLED_BACK_EXIT}
 
 Examples:
   pulumi preview --stack prod --show-sames --json > preview.json
@@ -190,7 +196,8 @@ function everySeconds(value: string | undefined): number | undefined {
 /**
  * `--watch`: one pass (or, with `--every`, a pass every so many seconds until SIGINT or SIGTERM),
  * each pass's report on stdout (and as JSON in `--json FILE`); problems named on stderr. The exit
- * code: 6 when any pass rolled a version back, else 5 when the last pass was incomplete, else 0.
+ * code: 7 when any pass found a failing version with nothing safe to return to, else 6 when any
+ * pass rolled a version back, else 5 when the last pass was incomplete (or skipped), else 0.
  */
 async function watch(
   args: { file?: string; title?: string; json?: string; "dry-run"?: boolean; every?: string },
@@ -210,6 +217,7 @@ async function watch(
     process.once("SIGTERM", onSignal);
   }
   let rolledBack = false;
+  let nothingSafe = false;
   let last = 0;
   try {
     for (let pass = 0; ; pass++) {
@@ -218,7 +226,17 @@ async function watch(
       try {
         json = JSON.parse(text);
       } catch (err) {
-        throw new Error(`${source} is not the JSON of \`${REFRESH_PREVIEW}\``, { cause: err });
+        if (every === undefined || args.file === undefined)
+          throw new Error(`${source} is not the JSON of \`${REFRESH_PREVIEW}\``, { cause: err });
+        // With --every, the file is rewritten between passes (`pulumi refresh ... > refresh.json`
+        // empties it first): one caught empty or half-written is skipped, and read again next pass.
+        process.stderr.write(
+          `voice-agent-diff: pass skipped: ${source} is ${text.trim() === "" ? "empty" : "not whole JSON"} ` +
+            `(being rewritten?); read again in ${every} s\n`,
+        );
+        last = INCOMPLETE_EXIT;
+        if (stopped || !(await pause(every, stop.signal))) break;
+        continue;
       }
       const refresh = parsePreview(json, REFRESH_PREVIEW);
       assertSecretsHidden(refresh, source);
@@ -233,18 +251,24 @@ async function watch(
           );
       last = watchExitCode(report);
       if (last === ROLLED_BACK_EXIT) rolledBack = true;
-      if (every === undefined || stopped) break;
-      try {
-        await sleep(every * 1000, undefined, { signal: stop.signal });
-      } catch {
-        break; // stopped while waiting
-      }
+      if (last === NOTHING_SAFE_EXIT) nothingSafe = true;
+      if (every === undefined || stopped || !(await pause(every, stop.signal))) break;
     }
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  process.exitCode = rolledBack ? ROLLED_BACK_EXIT : last;
+  process.exitCode = nothingSafe ? NOTHING_SAFE_EXIT : rolledBack ? ROLLED_BACK_EXIT : last;
+}
+
+/** Waits `seconds` unless stopped first: whether to run another pass. */
+async function pause(seconds: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(seconds * 1000, undefined, { signal });
+    return true;
+  } catch {
+    return false; // stopped while waiting
+  }
 }
 
 /** Runs the command with `argv` (without node and the script); sets `process.exitCode`. */

@@ -15,11 +15,15 @@
  *    fail-closed): `fail` when it rules out a share within `atMost`, `pass` when it rules out one
  *    above, `inconclusive` otherwise (too few calls, no values; a rate no call measured on a group
  *    the version does not attach is reported "not measured", exit 5);
- * 3. a `fail` puts back live the version that was live before (the row's `previous_version`), unless
- *    it is missing, blocked or there was none (reported); the history is read again right before
- *    the activation, and a row written since (a deploy) wins: nothing is done, and it is reported.
- *    Why is written into the notes of the version put back live (`rollback.ts`), where the next
- *    refresh (`rolledBack`), the drift alarm and a person in the dashboard read it.
+ * 3. a `fail` puts back live the newest version that was live before it, is published, not blocked,
+ *    and was not itself taken off air by a rollback (the watch's or a person's: `offAirByRollback`),
+ *    so a version known to be bad never answers callers again. None: the pointer stays, the result
+ *    is `failing` ("nothing safe to return to", with what a person should do) and the exit code 7.
+ *    The history is read again right before the activation, and a row written since (a deploy)
+ *    wins: nothing is done, and it is reported. After the activation, its row must have taken the
+ *    judged version off air; if a deploy slipped in between, that is reported and no notes are
+ *    written. Why is written into the notes of the version put back live (`rollback.ts`), where the
+ *    next refresh (`rolledBack`), the drift alarm and a person in the dashboard read it.
  *
  * It never places a call, and touches nothing else. `--dry-run` says what it would do.
  */
@@ -38,7 +42,13 @@ import {
   type Verdict,
   windowStart,
 } from "../evidence";
-import { rollbackLine, rollbackNote, rolledBackWords } from "../resources/agentVersion/rollback";
+import {
+  deployHistory,
+  offAirByRollback,
+  rollbackLine,
+  rollbackNote,
+  rolledBackWords,
+} from "../resources/agentVersion/rollback";
 import {
   DEFAULT_WATCH_CONFIDENCE,
   DEFAULT_WATCH_MIN_CALLS,
@@ -54,6 +64,8 @@ import { isRecord, nameOf, type PreviewJson, TYPE_PREFIX, typeOf } from "./previ
 
 /** The exit code of `voice-agent-diff --watch` when at least one version was rolled back (or, with `--dry-run`, would be). */
 export const ROLLED_BACK_EXIT = 6;
+/** The exit code of `voice-agent-diff --watch` when a version fails its bounds and nothing is safe to return to: a person decides. */
+export const NOTHING_SAFE_EXIT = 7;
 export { INCOMPLETE_EXIT };
 
 /** Items of the calls listing one pass reads at most (every watched version's window together). */
@@ -65,7 +77,7 @@ export type WatchOutcome =
   | "rolled_back"
   /** With `--dry-run`: it would have been rolled back. */
   | "would_roll_back"
-  /** A bound exceeded with confidence, but there is nothing to roll back to (none, missing, blocked): it stays live. */
+  /** A bound exceeded with confidence, but nothing is safe to return to (none, rolled back, missing, blocked): it stays live. */
   | "failing"
   /** A bound exceeded, but a deploy moved the live pointer since the pass read it: the deploy wins. */
   | "superseded"
@@ -108,8 +120,10 @@ export interface WatchResult {
   outcome: WatchOutcome;
   /** When it went live (the deploy-history row), when known. */
   liveSince: string | null;
-  /** The version live before it (where a rollback goes), when known. */
+  /** The version live right before it, when known. */
   previous: number | null;
+  /** The version a rollback puts (or, with `--dry-run`, would put) back live: the newest safe one. */
+  target?: number;
   /** The calls judged: since when, of which origins, and how they were counted. */
   calls?: {
     from: string | null;
@@ -311,25 +325,53 @@ function rateResults(l: Live, findings: ReturnType<typeof judgeSample>["findings
   });
 }
 
-/** Why a version cannot be rolled back to, or nothing. */
-async function targetProblem(c: VoiceAgentClient, agentId: string, previous: number | null) {
-  if (previous === null)
-    return {
-      problem: "the agent was off air before this version went live: there is no version to put back",
-    };
-  try {
-    const detail = await c.agents.get(agentId, { version: previous });
-    if (!detail.is_published) return { problem: `version ${previous} is a draft` };
-    if (detail.blocked_reasons.length > 0)
-      return {
-        problem: `version ${previous} is blocked and cannot go live: ${detail.blocked_reasons.join("; ")}`,
-      };
-    return { notes: detail.notes };
-  } catch (err) {
-    if (err instanceof ApiError && err.code === "version_not_found")
-      return { problem: `version ${previous} no longer exists` };
-    throw err;
+/** Where a rollback of the judged version goes: the version and its notes, or why there is none. */
+type Target = { version: number; notes: string | null } | { problem: string };
+
+/**
+ * The newest version live before `l` (from the deploy history, newest first) that is published, not
+ * blocked, and was not taken off air by a rollback (`offAirByRollback`): a version known to be bad
+ * never answers callers again. None: why, version by version, and what a person should do.
+ */
+async function safeTarget(c: VoiceAgentClient, l: Live): Promise<Target> {
+  const rows = await deployHistory(c, l.agentId);
+  const from = Math.max(
+    0,
+    rows.findIndex((r) => r.id === l.row.id),
+  );
+  const off = offAirByRollback(rows);
+  const skipped: string[] = [];
+  const tried = new Set<number>([l.version]);
+  for (const row of rows.slice(from)) {
+    const v = row.previous_version;
+    if (v === null || tried.has(v)) continue;
+    tried.add(v);
+    const rolled = off.get(v);
+    if (rolled) {
+      skipped.push(`version ${v} was taken off air by a rollback at ${rolled.at}`);
+      continue;
+    }
+    try {
+      const detail = await c.agents.get(l.agentId, { version: v });
+      if (!detail.is_published) skipped.push(`version ${v} is a draft`);
+      else if (detail.blocked_reasons.length > 0)
+        skipped.push(`version ${v} is blocked: ${detail.blocked_reasons.join("; ")}`);
+      else return { version: v, notes: detail.notes };
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === "version_not_found")) throw err;
+      skipped.push(`version ${v} no longer exists`);
+    }
   }
+  const why =
+    skipped.length > 0
+      ? skipped.join("; ")
+      : "the agent was off air before this version went live: there is no version to put back";
+  return {
+    problem:
+      `nothing safe to return to (${why}). A person decides: fix forward (a new configuration ` +
+      "publishes and goes live), pin a good version by name (`version: N`), raise `reinstate` on a " +
+      "version known to be good, or take the agent off air in the dashboard",
+  };
 }
 
 /** The failing rates' sentences: the reason recorded with the rollback. */
@@ -390,32 +432,39 @@ async function judgeOne(c: VoiceAgentClient, l: Live, now: number, dryRun: boole
       action: "kept live: not enough evidence to tell",
     };
   const reason = reasonOf(base.rates);
-  const target = await targetProblem(c, l.agentId, l.row.previous_version);
+  const target = await safeTarget(c, l);
   if ("problem" in target)
     return {
       ...base,
       outcome: "failing",
-      action: "stays live: nothing to roll back to",
+      action: "failing: nothing safe to return to; it stays live",
       problem: `a bound is exceeded (${reason}), but ${target.problem}`,
     };
-  const to = l.row.previous_version as number;
-  if (dryRun) return { ...base, outcome: "would_roll_back", action: `would put version ${to} back live` };
+  const to = target.version;
+  if (dryRun)
+    return { ...base, target: to, outcome: "would_roll_back", action: `would put version ${to} back live` };
   // Right before the activation: a row written since this pass read the history (a deploy) wins.
   const newest = await newestRow(c, l.agentId);
-  if (!newest || newest.id !== l.row.id)
+  if (!newest || newest.id !== l.row.id) return superseded(base, newest);
+  const row = await c.versions.activate(l.agentId, to);
+  // The activation's row must have taken the judged version off air: a deploy that landed in the
+  // one request between the read and the activation gets neither the rollback's notes nor silence.
+  if (row.previous_version !== l.version) {
     return {
       ...base,
-      outcome: "superseded",
-      action:
-        `nothing done: the live pointer moved since this pass read it` +
-        (newest
-          ? ` (${newest.action} to ${newest.version === null ? "off air" : `version ${newest.version}`} at ${newest.at}): that deploy wins`
-          : ""),
-      ...(newest ? { row: newest } : {}),
+      target: to,
+      outcome: "rolled_back",
+      action: `put version ${to} back live at ${row.at} (\`${row.action}\`); no notes were written`,
+      row,
+      problem:
+        `the activation took version ${row.previous_version ?? "none (the agent was off air)"} off air, not version ${l.version}: ` +
+        `a deploy put it live between this pass's last read and the activation. Version ${to} is live now. ` +
+        `Check version ${row.previous_version} and put it back live if it is good (\`pulumi up\`, with \`reinstate\` raised)`,
     };
-  const row = await c.versions.activate(l.agentId, to);
+  }
   const rolled: WatchResult = {
     ...base,
+    target: to,
     outcome: "rolled_back",
     action: `put version ${to} back live at ${row.at} (\`${row.action}\`); why is in version ${to}'s notes`,
     row,
@@ -434,6 +483,20 @@ async function judgeOne(c: VoiceAgentClient, l: Live, now: number, dryRun: boole
     };
   }
   return rolled;
+}
+
+/** A bound exceeded, but a deploy moved the live pointer first: nothing done, the deploy wins. */
+function superseded(base: WatchResult, newest: ActivationRowT | undefined): WatchResult {
+  return {
+    ...base,
+    outcome: "superseded",
+    action:
+      `nothing done: the live pointer moved since this pass read it` +
+      (newest
+        ? ` (${newest.action} to ${newest.version === null ? "off air" : `version ${newest.version}`} at ${newest.at}): that deploy wins`
+        : ""),
+    ...(newest ? { row: newest } : {}),
+  };
 }
 
 /**
@@ -524,19 +587,22 @@ export async function watchPass(
   return { ...(stack ? { stack } : {}), at: new Date(now).toISOString(), dryRun, results };
 }
 
-/** The exit code of a pass: 6 when something was (or would be) rolled back, 5 when incomplete, else 0. */
+/**
+ * The exit code of a pass: 7 when a version fails with nothing safe to return to (a person
+ * decides), else 6 when something was (or would be) rolled back, 5 when incomplete, else 0.
+ */
 export function watchExitCode(report: WatchReport): number {
+  if (report.results.some((r) => r.outcome === "failing")) return NOTHING_SAFE_EXIT;
   if (report.results.some((r) => r.outcome === "rolled_back" || r.outcome === "would_roll_back"))
     return ROLLED_BACK_EXIT;
-  if (report.results.some((r) => r.outcome === "error" || r.outcome === "failing" || r.problem !== undefined))
-    return INCOMPLETE_EXIT;
+  if (report.results.some((r) => r.outcome === "error" || r.problem !== undefined)) return INCOMPLETE_EXIT;
   return 0;
 }
 
 const HEADINGS: Record<WatchOutcome, string> = {
   rolled_back: "rolled back",
   would_roll_back: "would roll back (dry run)",
-  failing: "failing, not rolled back",
+  failing: "failing: nothing safe to return to",
   superseded: "failing, a deploy moved the pointer first",
   healthy: "healthy",
   inconclusive: "inconclusive",
@@ -549,7 +615,7 @@ const share = (v: number | null) => (v === null ? "–" : pct(v));
 /** One watched version's section. */
 function section(r: WatchResult): string {
   const head = `#### ${r.outcome === "rolled_back" || r.outcome === "would_roll_back" ? "↩" : r.outcome === "healthy" ? "✓" : "·"} AgentVersion ${code(r.name)}: ${HEADINGS[r.outcome]}\n\n`;
-  const who = `Agent ${code(r.agentId)}, version **${r.version}**${r.liveSince ? `, live since ${r.liveSince}` : ""}${r.previous !== null ? ` (before it: version ${r.previous})` : ""}.`;
+  const who = `Agent ${code(r.agentId)}, version **${r.version}**${r.liveSince ? `, live since ${r.liveSince}` : ""}${r.previous !== null ? ` (before it: version ${r.previous})` : ""}${r.target !== undefined && r.target !== r.previous ? `; the newest safe version to return to: ${r.target}` : ""}.`;
   const c = r.calls;
   const counted = c
     ? ` Calls of ${c.origins.map(code).join(", ")} ${r.liveSince && c.from === r.liveSince ? "since it went live" : `since ${c.from ?? "ever"}`}: ` +

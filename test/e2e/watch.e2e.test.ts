@@ -245,3 +245,107 @@ test("the watch rolls a bad version back; no deploy puts it back until reinstate
     p.cleanup();
   }
 }, 900_000);
+
+/** One watched agent whose AgentVersion is named `resource` (a new name is a new AgentVersion). */
+const single = (o: { prompt: string; resource: string; reinstate?: number }) => `
+import * as va from "pulumi-voice-agent";
+
+const watch: va.WatchArgs = {
+  rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 }],
+};
+const agent = new va.Agent("desk", { name: "Watched desk", systemPrompt: ${JSON.stringify(o.prompt)} });
+const live = new va.AgentVersion(${JSON.stringify(o.resource)}, { agent, watch, reinstate: ${o.reinstate ?? 0} });
+
+export const agentId = agent.agentId;
+export const version = live.version;
+export const isLive = live.isLive;
+export const rolledBack = live.rolledBack.apply((r) => r ?? null);
+`;
+
+test("a rolled-back version is never live again without reinstate: refresh, revert, a second bad version (exit 7), re-apply, a new AgentVersion", async () => {
+  const [good, bad] = [prompt("Greet guests."), prompt("Greet guests, curtly.")];
+  const p = await PulumiProject.create({
+    installed: true,
+    name: "offair",
+    program: single({ prompt: good, resource: "desk-live" }),
+    config: { "voice-agent:baseUrl": emu.url },
+    secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+  });
+  try {
+    await p.up();
+    p.setProgram(single({ prompt: bad, resource: "desk-live" }));
+    await p.upAndSettle({ quiet: true });
+    const { agentId } = await p.outputs();
+    expect(await p.outputs()).toMatchObject({ version: 1, isLive: true });
+
+    // Version 1 goes bad: the watch puts version 0 back.
+    await traffic({ agent_id: agentId, count: 40, mix: [{ share: 0.5, analysis: NEGATIVE }] });
+    const first = await diff(p, ["--watch"]);
+    expect(first.code).toBe(6);
+    expect(await liveOf(agentId)).toBe(0);
+    const rolledAt = (await client.versions.activations(agentId).toArray())[0]?.at;
+
+    // Refresh, then a preview with no code change: no Agent update, the version stays off air;
+    // the `up` writes nothing (no draft opened).
+    await p.refresh();
+    const quiet = await p.preview({ expectNoChanges: true });
+    expect(quiet.stdout + quiet.stderr).toContain(
+      `version 1 stays off air: rolled back at ${rolledAt} to version 0, by the watch:`,
+    );
+    expect(quiet.stdout).not.toMatch(/systemPrompt/);
+    await p.up();
+    expect(await client.agents.get(agentId)).toMatchObject({
+      version: 1,
+      is_published: true,
+      live_version: 0,
+    });
+
+    // The team reverts the commit: the stack tracks version 0, live.
+    p.setProgram(single({ prompt: good, resource: "desk-live" }));
+    await p.upAndSettle({ quiet: true });
+    expect(await p.outputs()).toMatchObject({ version: 0, isLive: true, rolledBack: null });
+
+    // Version 0 exceeds its bound too: the version before it (1) was rolled back, so nothing is
+    // safe to return to. Exit 7; version 0 stays live; version 1 never answers again.
+    await traffic({ agent_id: agentId, count: 40, mix: [{ share: 0.5, analysis: NEGATIVE }] });
+    const second = await diff(p, ["--watch"]);
+    expect(second.code).toBe(7);
+    expect(second.stdout).toContain("#### · AgentVersion `desk-live`: failing: nothing safe to return to");
+    expect(second.stderr).toContain(
+      `nothing safe to return to (version 1 was taken off air by a rollback at ${rolledAt})`,
+    );
+    expect(second.stderr).toContain("A person decides: fix forward");
+    expect(await liveOf(agentId)).toBe(0);
+
+    // The team re-applies the commit: version 1 (reused by content) stays off air, said at preview.
+    p.setProgram(single({ prompt: bad, resource: "desk-live" }));
+    const reapply = await p.preview();
+    expect(reapply.stdout + reapply.stderr).toContain(
+      `version 1 stays off air: rolled back at ${rolledAt} to version 0, by the watch:`,
+    );
+    await p.upAndSettle();
+    expect(await liveOf(agentId)).toBe(0);
+    expect(await p.outputs()).toMatchObject({
+      version: 1,
+      isLive: false,
+      rolledBack: { at: rolledAt, to: 0 },
+    });
+
+    // A new AgentVersion resource for the same agent: the same.
+    p.setProgram(single({ prompt: bad, resource: "desk-live-2" }));
+    const renamed = await p.preview();
+    expect(renamed.stdout + renamed.stderr).toContain(
+      `version 1 stays off air: rolled back at ${rolledAt} to version 0`,
+    );
+    await p.upAndSettle();
+    expect(await liveOf(agentId)).toBe(0);
+    expect(await p.outputs()).toMatchObject({ version: 1, isLive: false });
+
+    // On purpose: `reinstate: 1` puts it back.
+    p.setProgram(single({ prompt: bad, resource: "desk-live-2", reinstate: 1 }));
+    await p.upAndSettle({ quiet: true });
+    expect(await liveOf(agentId)).toBe(1);
+  } finally {
+    p.cleanup();
+  }
+}, 900_000);

@@ -231,14 +231,85 @@ describe("a pass", () => {
     expect(history.filter((h) => h.previous_version === 1)).toHaveLength(1);
   });
 
-  test("nothing to roll back to (the first version ever live): reported, stays live, exit 5", async () => {
+  test("nothing to roll back to (the first version ever live): reported, stays live, exit 7", async () => {
     const s = await deployed("First", { watch: WATCH }, true);
     await traffic(s.agentId, 30, 20);
     const report = await watchPass(refreshOf({ "support-live": s }), client);
     expect(report.results[0]).toMatchObject({ outcome: "failing", version: 0, previous: null });
-    expect(report.results[0]?.problem).toContain("there is no version to put back");
-    expect(watchExitCode(report)).toBe(5);
+    expect(report.results[0]?.problem).toContain("nothing safe to return to (the agent was off air before");
+    expect(report.results[0]?.problem).toContain("A person decides: fix forward");
+    expect(watchExitCode(report)).toBe(7);
+    expect(renderWatch(report)).toContain(
+      "#### · AgentVersion `support-live`: failing: nothing safe to return to",
+    );
     expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+  });
+
+  test("never back to a version a rollback took off air: after the revert, version 0 fails with nothing safe (exit 7)", async () => {
+    const s = await deployed("Flip back");
+    // Version 1 was taken off air by a rollback (the watch's, or a person's), and the team
+    // reverted: the stack tracks version 0, whose row names version 1 as the one before it.
+    const back = await client.versions.activate(s.agentId, 0);
+    const v0 = await versions.read(s.id, { ...s.outs, version: 0, isLive: true });
+    await traffic(s.agentId, 30, 20);
+    const report = await watchPass(refreshOf({ "support-live": { ...s, outs: v0.props as Props } }), client);
+    expect(report.results[0]).toMatchObject({ outcome: "failing", version: 0, previous: 1 });
+    expect(report.results[0]?.problem).toContain(
+      `nothing safe to return to (version 1 was taken off air by a rollback at ${back.at})`,
+    );
+    expect(watchExitCode(report)).toBe(7);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+  });
+
+  test("the newest safe version: a rolled-back one between is skipped", async () => {
+    const s = await deployed("Skip");
+    // Version 1 rolled back to 0; then version 2 goes live from 0, then 3 from 2 (a chain 0, 1, 0, 2, 3).
+    await client.versions.activate(s.agentId, 0);
+    for (const n of [2, 3]) {
+      await client.agents.patch(s.agentId, { system_prompt: `## Agent Purpose\nv${n}` });
+      await client.versions.publish(s.agentId, n);
+      await client.versions.activate(s.agentId, n);
+    }
+    // Version 2 is rolled back to, then 3 again: 2 was taken off air by an activation, not a rollback.
+    const outs = (await versions.read(s.id, { ...s.outs, version: 3, isLive: true })).props as Props;
+    await traffic(s.agentId, 30, 20);
+    const report = await watchPass(refreshOf({ "support-live": { ...s, outs } }), client, { dryRun: true });
+    expect(report.results[0]).toMatchObject({ outcome: "would_roll_back", previous: 2, target: 2 });
+    // With 2 rolled back as well, the next safe one is 0 (1 is skipped: a rollback took it off air).
+    await client.versions.activate(s.agentId, 2);
+    await client.versions.activate(s.agentId, 0);
+    await client.versions.activate(s.agentId, 3);
+    await traffic(s.agentId, 30, 20);
+    const again = await watchPass(refreshOf({ "support-live": { ...s, outs } }), client, { dryRun: true });
+    expect(again.results[0]).toMatchObject({ outcome: "would_roll_back", previous: 0, target: 0 });
+  });
+
+  test("a deploy landing between the last read and the activation: reported, no notes on the wrong version", async () => {
+    const s = await deployed("Landed");
+    await client.agents.patch(s.agentId, { system_prompt: "## Agent Purpose\nv2" });
+    await client.versions.publish(s.agentId, 2);
+    await traffic(s.agentId, 30, 20);
+    const activate = client.versions.activate.bind(client.versions);
+    const spy = vi
+      .spyOn(client.versions, "activate")
+      .mockImplementation(async (agentId: string, version: number | null) => {
+        // The deploy's activation lands first, inside the one-request window.
+        if (version === 0) await activate(agentId, 2);
+        return activate(agentId, version);
+      });
+    try {
+      const report = await watchPass(refreshOf({ "support-live": s }), client);
+      expect(report.results[0]).toMatchObject({ outcome: "rolled_back", version: 1, target: 0 });
+      expect(report.results[0]?.problem).toContain(
+        "the activation took version 2 off air, not version 1: a deploy put it live between",
+      );
+      expect(report.results[0]?.action).toContain("no notes were written");
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await client.agents.get(s.agentId, { version: 0 })).notes ?? "").not.toContain(
+      "[voice-agent watch]",
+    );
   });
 
   test("only versions this stack put live and asks live are judged; a watch that cannot be read is an error", async () => {

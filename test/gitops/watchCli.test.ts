@@ -129,3 +129,39 @@ test("--every: a pass again and again, the file read anew, until SIGTERM; exit 6
   expect((await client.agents.get(bad)).live_version).toBe(0);
   expect((await client.agents.get(healthy)).live_version).toBe(1);
 });
+
+test("--every: a refresh file caught empty or half-written skips that pass (said on stderr) and keeps an earlier exit 6", async () => {
+  const bad = await watchedAgent("CLI rewritten", 30, 20);
+  const file = refreshFile("rewritten.json", [bad]);
+  const whole = readFileSync(file, "utf8");
+  const child = spawn(process.execPath, [CLI, "--watch", "--every", "0.2", file], { env: env() });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+  for (let i = 0; i < 100 && !stdout.includes("rolled back"); i++) await sleep(50);
+  expect(stdout).toContain("#### ↩ AgentVersion `live-0`: rolled back");
+  // `pulumi refresh ... > refresh.json` empties the file first, then writes it in pieces.
+  writeFileSync(file, "");
+  for (let i = 0; i < 100 && !stderr.includes("is empty"); i++) await sleep(50);
+  writeFileSync(file, whole.slice(0, Math.floor(whole.length / 2)));
+  for (let i = 0; i < 100 && !stderr.includes("not whole JSON"); i++) await sleep(50);
+  expect(stderr).toContain(
+    `voice-agent-diff: pass skipped: ${file} is empty (being rewritten?); read again in 0.2 s`,
+  );
+  expect(stderr).toContain(`voice-agent-diff: pass skipped: ${file} is not whole JSON`);
+  // Whole again: the passes go on (the version is not live any more).
+  const before = stdout.split("### Voice agents: watch").length;
+  writeFileSync(file, whole);
+  for (let i = 0; i < 100 && stdout.split("### Voice agents: watch").length === before; i++) await sleep(50);
+  expect(stdout.split("### Voice agents: watch").length).toBeGreaterThan(before);
+  expect(stdout).toContain("#### · AgentVersion `live-0`: not live");
+  child.kill("SIGTERM");
+  expect(await exited).toBe(6);
+  expect((await client.agents.get(bad)).live_version).toBe(0);
+});

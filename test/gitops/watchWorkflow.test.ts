@@ -35,7 +35,7 @@ describe("examples/gitops watch workflow", () => {
     try {
       writeFileSync(path.join(dir, "npx"), '#!/bin/sh\necho "### watch report"\nexit "$STUB_EXIT"\n');
       chmodSync(path.join(dir, "npx"), 0o755);
-      for (const code of [0, 6, 5, 1]) {
+      for (const code of [0, 7, 6, 5, 1]) {
         const summary = path.join(dir, `summary-${code}.md`);
         const r = spawnSync("bash", ["-e", "-c", report], {
           cwd: dir,

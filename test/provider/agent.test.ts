@@ -340,7 +340,8 @@ describe("AgentVersion", () => {
       "POST /v1/agents/:id/activations",
     ]);
 
-    // The revert to the first configuration: one read of version 0, which goes back live.
+    // The revert to the first configuration: one read of version 0, and one page of the deploy
+    // history (a version a rollback took off air would stay off air), then it goes back live.
     const revert = await requestsDuring(async () => {
       next = await release(next!.agent, base.systemPrompt);
     });
@@ -348,6 +349,7 @@ describe("AgentVersion", () => {
     expect(revert).toEqual([
       "GET /v1/agents/:id",
       "PATCH /v1/agents/:id",
+      "GET /v1/agents/:id/activations",
       "GET /v1/agents/:id?version=0",
       "POST /v1/agents/:id/activations",
     ]);
@@ -666,9 +668,16 @@ describe("AgentVersion", () => {
     const pinned = await agentVersionHandler.update(v0.id, updated.outs!, pin);
     expect(pinned.outs).toMatchObject({ version: 0, origin: "pinned", activation: "rollback", isLive: true });
     expect(await publishedVersions(a.id)).toEqual([0, 1]);
-    // Unpinned again: the draft's configuration (version 1's) goes back live, reused.
+    // Unpinned again: the draft's configuration is version 1's, which the pin rolled back: it stays
+    // off air (the deploy history says a rollback took it off), until `reinstate` is raised.
     const unpinned = await agentVersionHandler.update(v0.id, pinned.outs!, news);
-    expect(unpinned.outs).toMatchObject({ version: 1, activation: "activate", isLive: true });
+    expect(unpinned.outs).toMatchObject({
+      version: 1,
+      isLive: false,
+      rolledBack: { action: "rollback", to: 0 },
+    });
+    const reinstated = await agentVersionHandler.update(v0.id, pinned.outs!, { ...news, reinstate: 1 });
+    expect(reinstated.outs).toMatchObject({ version: 1, activation: "activate", isLive: true });
     expect(await publishedVersions(a.id)).toEqual([0, 1]);
   });
 

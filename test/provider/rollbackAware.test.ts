@@ -398,3 +398,119 @@ describe("check: watch and reinstate", () => {
     expect(writes).toEqual([]);
   });
 });
+
+describe("taken off air is a fact of the service, not of one resource's state", () => {
+  /** Version 1 rolled back to 0 (as the watch does, its reason in version 0's notes), refreshed. */
+  async function rolledBack() {
+    const s = await twoVersions();
+    const row = await client.versions.activate(s.agentId, 0);
+    const line = rollbackLine(row.at, 1, 0, "Default Analysis/User Sentiment = negative on 12 of 30 calls");
+    await client.agents.patch(s.agentId, { notes: rollbackNote(null, line) }, { version: 0 });
+    const agent = await agents.read(s.agentId, s.agent.outs as Props);
+    const version = await versions.read(s.id, s.outs);
+    return { ...s, row, agent: { outs: agent.props as Props, inputs: s.agent.inputs }, version };
+  }
+
+  /** The Agent's `up` of `prompt`, and the AgentVersion's checked inputs for it. */
+  async function deploy(
+    agent: { outs: Props; inputs: Props },
+    olds: Props,
+    prompt: string,
+    extra: Props = {},
+  ) {
+    const news = (await agents.check(agent.inputs, { ...agent.inputs, systemPrompt: prompt })).inputs;
+    const written = await agents.update(agent.outs.agentId, agent.outs, news);
+    const checked = await versions.check(olds, versionInputs(written.outs as Props, extra));
+    expect(checked.failures ?? []).toEqual([]);
+    return { agent: { outs: written.outs as Props, inputs: news }, inputs: checked.inputs };
+  }
+
+  test("after a rollback, refresh then preview: no Agent change (no draft opened); the version stays off air", async () => {
+    const s = await rolledBack();
+    expect(s.agent.outs.systemPrompt).toBe("## Agent Purpose\nv1");
+    expect((await agents.diff(s.agentId, s.agent.outs, s.agent.inputs)).changes).toBe(false);
+    expect((await versions.diff(s.id, s.version.props as Props, s.inputs)).changes).toBe(false);
+    expect(s.version.props).toMatchObject({ version: 1, isLive: false, rolledBack: { at: s.row.at } });
+  });
+
+  test("a revert then a re-apply: the rolled-back version stays off air, said at preview; reinstate puts it back", async () => {
+    const s = await rolledBack();
+    const olds = s.version.inputs as Props;
+    // The revert: version 0 (live already) is reused.
+    const revert = await deploy(s.agent, olds, "## Agent Purpose\nv0");
+    const reverted = await versions.update(s.id, s.version.props as Props, revert.inputs);
+    expect(reverted.outs).toMatchObject({ version: 0, isLive: true });
+
+    // The re-apply's preview: the Agent changes, so what it records is unknown to the AgentVersion.
+    const reapply = (
+      await agents.check(revert.agent.inputs, {
+        ...revert.agent.inputs,
+        systemPrompt: "## Agent Purpose\nv1",
+      })
+    ).inputs;
+    const unknown = Object.fromEntries(
+      [
+        "knownVersion",
+        "knownUpTo",
+        "draftVersion",
+        "documentRevision",
+        "draftPublished",
+        "draftHash",
+        "latestVersion",
+      ].map((k) => [k, UNKNOWN]),
+    );
+    const preview = await versions.check(revert.inputs, {
+      ...versionInputs(revert.agent.outs),
+      ...unknown,
+      contentHash: reapply.contentHash,
+    });
+    expect(preview.inputs).toMatchObject({
+      version: 1,
+      isLive: false,
+      rolledBack: {
+        at: s.row.at,
+        action: "rollback",
+        to: 0,
+        reason: expect.stringContaining("on 12 of 30 calls"),
+      },
+    });
+
+    // The re-apply's `up`: version 1 is found by its configuration, and stays off air.
+    const up = await deploy(revert.agent, revert.inputs, "## Agent Purpose\nv1");
+    const kept = await versions.update(s.id, reverted.outs as Props, up.inputs);
+    expect(kept.outs).toMatchObject({
+      version: 1,
+      isLive: false,
+      rolledBack: { at: s.row.at, action: "rollback" },
+    });
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+    expect((await versions.diff(s.id, kept.outs as Props, up.inputs)).changes).toBe(false);
+
+    // Raised `reinstate`: back live on purpose.
+    const back = await versions.update(s.id, kept.outs as Props, { ...up.inputs, reinstate: 1 });
+    expect(back.outs).toMatchObject({ version: 1, isLive: true });
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
+  });
+
+  test("a new AgentVersion for the same agent finds the rolled-back version and leaves it off air; a pin is allowed", async () => {
+    const s = await twoVersions();
+    const row = await client.versions.activate(s.agentId, 0);
+    // The refresh that follows a rollback: the Agent still holds version 1's configuration.
+    const agent = (await agents.read(s.agentId, s.agent.outs as Props)).props as Props;
+    const fresh = await versions.check({}, versionInputs(agent));
+    expect(fresh.inputs).toMatchObject({ version: 1, isLive: false, rolledBack: { at: row.at } });
+    const created = await versions.create(fresh.inputs);
+    expect(created.outs).toMatchObject({
+      version: 1,
+      isLive: false,
+      rolledBack: { at: row.at, action: "rollback" },
+    });
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+    // The program asking by name (`version: 1`) is allowed.
+    const pinned = await checkAndCreate(versions, {
+      ...versionInputs(s.agent.outs as Props),
+      pinnedVersion: 1,
+    });
+    expect(pinned.outs).toMatchObject({ version: 1, isLive: true, origin: "pinned" });
+  });
+});

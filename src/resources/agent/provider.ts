@@ -12,7 +12,9 @@
  * - `update` sends one merge-patch of the changed fields (removed fields as `null`) guarded by
  *   `If-Match` with the revision in state: an edit made elsewhere is never overwritten.
  * - `read` (refresh) brings the service's values of the managed fields back into state and inputs,
- *   so the next preview shows the drift.
+ *   so the next preview shows the drift. After a rollback took off air the version this stack last
+ *   wrote, it reads that version: a rollback is not drift of the configuration (the AgentVersion
+ *   says the version stays off air), and the next deploy writes no draft.
  * - `delete` takes the agent off air (the service has no delete) and leaves it in the dashboard.
  *
  * Every write and read also records `configDigest`, the environment-independent digest of the
@@ -30,6 +32,7 @@ import { parseProps } from "../../provider/state";
 import { containsUnknown } from "../../provider/unknowns";
 import { AgentBody, AgentCreateBody, defaultAgentConfig, parseWith } from "../../spec";
 import { configurationDigest } from "../agentVersion/reuse";
+import { rowThatTookOff } from "../agentVersion/rollback";
 import { namesOf } from "./names";
 import {
   AGENT_FIELDS,
@@ -185,6 +188,24 @@ export async function workingVersion(client: VoiceAgentClient, agentId: string):
     return latest;
   }
   return client.agents.get(agentId, { version: "live" });
+}
+
+/**
+ * After a rollback took off air the version this stack last wrote (`own`: no draft is open, and the
+ * live version is older), that version: the configuration the program declares is still the one it
+ * holds, so a refresh brings in no change and the next deploy writes nothing (the AgentVersion says
+ * the version stays off air). Undefined otherwise (a draft is open, or the version was never live:
+ * a failed verification, `live: false`). Two reads, only when the live version is older than `own`.
+ */
+async function rolledBackOwn(
+  c: VoiceAgentClient,
+  working: AgentDetailT,
+  own: number | undefined,
+): Promise<AgentDetailT | undefined> {
+  if (own === undefined || !working.is_published || working.version >= own) return undefined;
+  const mine = await unlessGone(c.agents.get(working.id, { version: own }));
+  if (!mine?.is_published || mine.is_live) return undefined;
+  return (await rowThatTookOff(c, working.id, own))?.action === "rollback" ? mine : undefined;
 }
 
 /**
@@ -373,9 +394,11 @@ export const agentProvider: HandlerFactory = (ctx) => {
     async read(id, props) {
       const c = await ctx.client();
       const recorded = stored(props);
-      const detail = await unlessGone(workingVersion(c, id));
+      const working = await unlessGone(workingVersion(c, id));
       // Gone from the service (another workspace or key): the resource leaves the state.
-      if (!detail) return {};
+      if (!working) return {};
+      // Rolled back: the stack's own version, not the one put back live, is what it declares.
+      const detail = (await rolledBackOwn(c, working, recorded.draftVersion)) ?? working;
       const outs = outputs(props, detail, recorded.knownVersions ?? {}, await attachmentNames(c, detail));
       return {
         id,

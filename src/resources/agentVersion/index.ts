@@ -139,7 +139,8 @@ export interface AgentVersionArgs {
   live?: In<boolean>;
   /**
    * Pin an existing published version by number instead of publishing the draft: a rollback that
-   * publishes nothing. Default: unset (publish the draft).
+   * publishes nothing. The program asking by name: it goes live even if a rollback took it off air.
+   * Default: unset (publish the draft).
    */
   version?: In<number>;
   /**
@@ -165,7 +166,8 @@ export interface AgentVersionArgs {
   watch?: In<WatchArgs>;
   /**
    * Raise (0, 1, 2, ...) to put this version back live after it was taken off air (a rollback by
-   * the watch or in the dashboard): until then no deploy puts it back. Default 0.
+   * the watch or in the dashboard): until then no deploy puts it back, nor one that finds it by its
+   * configuration (a revert then a re-apply, a new AgentVersion for the agent). Default 0.
    */
   reinstate?: In<number>;
 }

@@ -41,7 +41,7 @@ import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from
 import type { Promotion } from "./promoteArgs";
 import type { Proof } from "./proof";
 import { configurationDigest, reuseCandidates } from "./reuse";
-import { type RolledBack, rowThatTookOff, takenOffAir } from "./rollback";
+import { type RolledBack, rolledBackInHistory, rowThatTookOff, takenOffAir } from "./rollback";
 import type { AnalysisLibrary } from "./values";
 import { Verification, VerifySpec, verifyBeforeLive, verifyFailures, verifyValueFailures } from "./verify";
 import { reinstateFailures, reinstates, watchAnalysisFailures, watchFailures } from "./watch";
@@ -67,6 +67,7 @@ const OWN_INPUTS = [
   "watch",
   "attachedGroupIds",
   "reinstate",
+  "offAir",
 ] as const;
 
 /** The inputs after `check`. */
@@ -92,6 +93,10 @@ const VersionInputs = z.looseObject({
   // Checked by watch.ts; read by `voice-agent-diff --watch` from the state.
   watch: z.unknown().optional(),
   reinstate: z.number().int().min(0).optional(),
+  // Kept by the provider (never the program's): the configurations (by content hash) whose version
+  // a rollback took off air while this resource held it, so that a preview names the version a
+  // revert-then-re-apply would bring back. Whether it stays off air is the deploy history's answer.
+  offAir: z.record(z.string(), z.number().int()).optional(),
 });
 type VersionInputs = z.infer<typeof VersionInputs>;
 
@@ -311,12 +316,14 @@ async function choose(
   ctx: ProviderContext,
   c: VoiceAgentClient,
   args: VersionInputs,
+  back: { reinstated: boolean; republish: boolean },
 ): Promise<{
   detail: AgentDetailT;
   origin: Origin;
   activation: string;
   verification: Verification | undefined;
   promotion?: Promotion;
+  rolledBack?: RolledBack;
 }> {
   // Promotion: staging read again, and refused before anything is published or put live.
   const checked =
@@ -334,6 +341,22 @@ async function choose(
   let detail = await syncMetadata(c, args, chosen);
   let activation = "none";
   let verification: Verification | undefined;
+  // A version found by its configuration (a revert then a re-apply, a new AgentVersion for the
+  // same agent) that a rollback took off air stays off air unless `reinstate` is raised: the
+  // deploy history says so (one page), whatever this resource's state. A version this deploy's
+  // Agent wrote and published now was never live; but when a pin is removed, the publish of the
+  // draft the Agent wrote earlier may answer a version published (and put live) since. A pin is the
+  // program asking by name.
+  const rolledBack =
+    args.live &&
+    !chosen.is_live &&
+    (origin === "reused" || (origin === "published" && back.republish)) &&
+    !back.reinstated
+      ? candidateOf(args) === chosen.version
+        ? offAirAtCheck(args) // `check` read the history for this very version a moment ago
+        : await rolledBackInHistory(c, args.agentId, chosen.version)
+      : undefined;
+  if (rolledBack) return { detail, origin, activation, verification, rolledBack };
   if (args.live && !chosen.is_live) {
     // With `verify`, test calls pinned to the version decide whether it goes live (verify.ts).
     verification = await verifyBeforeLive(c, args.agentId, args.verify, chosen);
@@ -393,6 +416,51 @@ async function keptAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, ne
     });
   }
   return {};
+}
+
+/**
+ * At preview, for a deploy that chooses the version anew by configuration (a revert then a
+ * re-apply, a new AgentVersion): the version that holds it, when the deploy history says a rollback
+ * took it off air, so that the preview says it stays off air. The version is the one the Agent's
+ * outputs name ({@link candidateOf}), or this resource's own record (`offAir`) while the Agent's are
+ * unknown (the Agent changes in the same preview). One read of the deploy history (and of the
+ * version put live instead, for the watch's reason); nothing when the configuration is unchanged.
+ */
+async function offAirAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, news: Props): Promise<Props> {
+  const fresh = olds.agentId === undefined;
+  if (!fresh && !choosesAnew(olds, news)) return {};
+  if (news.pinnedVersion !== undefined || news.live === false) return {};
+  if (reinstates(olds, news)) return {};
+  const { agentId, contentHash } = news;
+  if (typeof agentId !== "string" || typeof contentHash !== "string") return {};
+  const version = candidateOf(news) ?? (news.offAir as Record<string, number> | undefined)?.[contentHash];
+  if (version === undefined) return {};
+  const rolledBack = await rolledBackInHistory(await c(), agentId, version);
+  return rolledBack ? { rolledBack, version, isLive: false } : {};
+}
+
+/**
+ * The published version the Agent's outputs name for the configuration: the one it recorded for
+ * its hash, or its working version when that is published already (a refresh after a rollback).
+ */
+function candidateOf(args: Props): number | undefined {
+  if (typeof args.knownVersion === "number") return args.knownVersion;
+  return args.draftPublished === true && typeof args.draftVersion === "number"
+    ? args.draftVersion
+    : undefined;
+}
+
+/** What `check` found in the deploy history for the version the Agent named (`offAirAtPreview`). */
+function offAirAtCheck(args: VersionInputs): RolledBack | undefined {
+  const found = RolledBackRecord.safeParse(args.rolledBack);
+  return found.success ? found.data : undefined;
+}
+
+/** `offAir` with `hash` (the configuration of `version`) added: the newest 20. */
+function withOffAir(offAir: Record<string, number> | undefined, hash: string | undefined, version: number) {
+  if (hash === undefined) return offAir;
+  const next = Object.entries({ ...(offAir ?? {}), [hash]: version }).sort(([, a], [, b]) => b - a);
+  return Object.fromEntries(next.slice(0, 20));
 }
 
 /**
@@ -495,8 +563,17 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     failures.push(...promotion.failures);
     // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).
     const checked = promotion.proof ? { ...news, promoteProof: promotion.proof } : news;
-    const kept = failures.length === 0 ? await keptAtPreview(() => ctx.client(), olds, news) : {};
-    return { inputs: { ...checked, ...kept }, failures };
+    // The provider's record of configurations taken off air, carried from the state.
+    const carried =
+      olds.offAir !== undefined && news.offAir === undefined ? { ...checked, offAir: olds.offAir } : checked;
+    const kept =
+      failures.length === 0
+        ? {
+            ...(await keptAtPreview(() => ctx.client(), olds, carried)),
+            ...(await offAirAtPreview(() => ctx.client(), olds, carried)),
+          }
+        : {};
+    return { inputs: { ...carried, ...kept }, failures };
   },
 
   async diff(_id, olds, news) {
@@ -520,11 +597,21 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
   async create(props) {
     const c = await ctx.client();
     const args = inputs(props);
-    const { detail, origin, activation, verification, promotion } = await choose(ctx, c, args);
+    const chosen = await choose(ctx, c, args, { reinstated: (args.reinstate ?? 0) > 0, republish: false });
+    const { detail, origin, activation, verification, promotion, rolledBack } = chosen;
     const promoted = promotion ? { ...props, promotion } : props;
     return {
       id: `${args.agentId}/${detail.version}`,
-      outs: outputs(promoted, detail, origin, activation, verification),
+      outs: outputs(
+        rolledBack
+          ? { ...promoted, offAir: withOffAir(args.offAir, args.contentHash, detail.version) }
+          : promoted,
+        detail,
+        origin,
+        activation,
+        verification,
+        rolledBack,
+      ),
     };
   },
 
@@ -551,8 +638,13 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
       putLive && !detail.is_live
         ? await takenOffAir(c, agentId, version, detail.live_version, recorded.rolledBack)
         : undefined;
+    // Its configuration is remembered as taken off air by a rollback (for a later preview).
+    const offAir =
+      rolledBack?.action === "rollback"
+        ? withOffAir(recorded.offAir, recorded.contentHash, version)
+        : recorded.offAir;
     const outs = outputs(
-      { ...props, agentId },
+      { ...props, agentId, ...(offAir ? { offAir } : {}) },
       detail,
       recorded.origin ?? "pinned",
       recorded.activation ?? "none",
@@ -561,6 +653,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     );
     const inputs: Props = {};
     for (const key of OWN_INPUTS) if (props[key] !== undefined) inputs[key] = props[key];
+    if (offAir) inputs.offAir = offAir;
     if (props.label !== undefined) inputs.label = outs.label;
     if (props.notes !== undefined) inputs.notes = outs.notes;
     // `live` stays what the program asked: a version taken off air is recorded as `rolledBack`
@@ -574,9 +667,21 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     const args = inputs(news);
     if (choosesAnew(olds, news)) {
       // The id keeps naming the version chosen at create; the state's `version` is the one now.
-      const { detail, origin, activation, verification, promotion } = await choose(ctx, c, args);
+      const chosen = await choose(ctx, c, args, {
+        reinstated: reinstates(olds, news),
+        republish: olds.pinnedVersion !== undefined,
+      });
+      const { detail, origin, activation, verification, promotion, rolledBack } = chosen;
+      const kept = promotion ? { ...news, promotion } : news;
       return {
-        outs: outputs(promotion ? { ...news, promotion } : news, detail, origin, activation, verification),
+        outs: outputs(
+          rolledBack ? { ...kept, offAir: withOffAir(args.offAir, args.contentHash, detail.version) } : kept,
+          detail,
+          origin,
+          activation,
+          verification,
+          rolledBack,
+        ),
       };
     }
     let detail = await c.agents.get(args.agentId, { version: before.version });
@@ -586,9 +691,10 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     let rolledBack: RolledBack | undefined;
     let promotion: Promotion | undefined;
     if (args.live && !detail.is_live) {
-      if (wasTakenOffAir(before, olds, news)) {
-        // Taken off air since this stack put it live: it stays off air (the program asks again with
-        // a new configuration, another pin, or a raised `reinstate`).
+      // Taken off air since this stack put it live: it stays off air (the program asks again with
+      // a new configuration, another pin, or a raised `reinstate`). A version the program had
+      // parked (`live: false`) is asked live anew.
+      if (wasTakenOffAir(before, olds, news))
         rolledBack = await takenOffAir(
           c,
           args.agentId,
@@ -596,7 +702,7 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
           detail.live_version,
           before.rolledBack,
         );
-      } else {
+      else {
         // A late `live: true` is promoted like a publish: checked before its test calls, and again
         // right before the activation when they ran.
         const checked = await enforcePromotion(ctx, args, before.version, "activate");
@@ -614,7 +720,20 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
         : olds.promotion !== undefined
           ? { ...news, promotion: olds.promotion }
           : news;
-    return { outs: outputs(kept, detail, before.origin, activation, verification, rolledBack) };
+    const offAir =
+      rolledBack?.action === "rollback"
+        ? withOffAir(args.offAir, args.contentHash, before.version)
+        : args.offAir;
+    return {
+      outs: outputs(
+        offAir ? { ...kept, offAir } : kept,
+        detail,
+        before.origin,
+        activation,
+        verification,
+        rolledBack,
+      ),
+    };
   },
 
   async delete() {

@@ -35,7 +35,8 @@ const KEPT_LINES = 5;
 
 /**
  * The newest deploy-history row that took `version` off air (its `previous_version` is `version`
- * and it put another version live, or none), reading at most {@link HISTORY_ROWS} rows.
+ * and it put another version live, or none), reading at most {@link HISTORY_ROWS} rows; none when
+ * a newer row put it live (it is live, or was live again since).
  */
 export async function rowThatTookOff(
   c: VoiceAgentClient,
@@ -44,7 +45,8 @@ export async function rowThatTookOff(
 ): Promise<ActivationRowT | undefined> {
   let rows = 0;
   for await (const row of c.versions.activations(agentId)) {
-    if (row.previous_version === version && row.version !== version) return row;
+    if (row.version === version) return undefined;
+    if (row.previous_version === version) return row;
     if (++rows >= HISTORY_ROWS) break;
   }
   return undefined;
@@ -64,6 +66,17 @@ export async function takenOffAir(
 ): Promise<RolledBack> {
   const row = await rowThatTookOff(c, agentId, version);
   if (!row) return { at: null, action: "unknown", to: liveNow };
+  return withReason(c, agentId, version, row, recorded);
+}
+
+/** The record of `row`, which took `version` off air, with the watch's reason read from the version it put live. */
+async function withReason(
+  c: VoiceAgentClient,
+  agentId: string,
+  version: number,
+  row: ActivationRowT,
+  recorded?: RolledBack,
+): Promise<RolledBack> {
   const found: RolledBack = { at: row.at, action: row.action, to: row.version };
   if (recorded && recorded.at === found.at && recorded.to === found.to && recorded.action === found.action)
     return recorded;
@@ -71,6 +84,52 @@ export async function takenOffAir(
   const put = await c.agents.get(agentId, { version: row.version }).catch(() => undefined);
   const reason = put ? reasonIn(put.notes, row.at, version) : undefined;
   return reason === undefined ? found : { ...found, reason };
+}
+
+/**
+ * The versions of `rows` (the deploy history, newest first) that a rollback took off air and that
+ * have not been live since, each with the row that did it: the watch's rollback, a person's (the
+ * dashboard, or a Git revert: any activation of an older version). A version put live again since
+ * (`reinstate`, a pin) is not among them.
+ */
+export function offAirByRollback(rows: readonly ActivationRowT[]): Map<number, ActivationRowT> {
+  const off = new Map<number, ActivationRowT>();
+  // Versions whose newest row was met: only that row tells whether they stay off air.
+  const seen = new Set<number>();
+  for (const row of rows) {
+    const from = row.previous_version;
+    if (from !== null && from !== row.version && !seen.has(from)) {
+      seen.add(from);
+      if (row.action === "rollback") off.set(from, row);
+    }
+    if (row.version !== null) seen.add(row.version);
+  }
+  return off;
+}
+
+/** The deploy history, newest first, at most {@link HISTORY_ROWS} rows (one page in the common case). */
+export async function deployHistory(c: VoiceAgentClient, agentId: string): Promise<ActivationRowT[]> {
+  const rows: ActivationRowT[] = [];
+  for await (const row of c.versions.activations(agentId)) {
+    rows.push(row);
+    if (rows.length >= HISTORY_ROWS) break;
+  }
+  return rows;
+}
+
+/**
+ * Whether the deploy history says `version` stays off air: a rollback took it off air and nothing
+ * put it live since. What did it (and why, when the watch did it), or undefined. The fact is the
+ * service's, whichever resource or stack asks: a Git revert then a re-apply, a new AgentVersion
+ * for the same agent, `live` turned back on, all find it.
+ */
+export async function rolledBackInHistory(
+  c: VoiceAgentClient,
+  agentId: string,
+  version: number,
+): Promise<RolledBack | undefined> {
+  const row = await rowThatTookOff(c, agentId, version);
+  return row?.action === "rollback" ? withReason(c, agentId, version, row) : undefined;
 }
 
 /** The line the watch writes into the notes of the version it put back live. */
