@@ -82,9 +82,27 @@ describe("inputs the Agent does not have", () => {
     ]);
   });
 
-  test("a misspelt nested key is refused, named in the program's spelling", async () => {
+  test("a misspelt nested key is refused, named in the program's spelling, with the likely one", async () => {
     const reasons = await failuresOf({ voice: { provider: "sarvam", voiceID: "meera" } });
-    expect(reasons.join("\n")).toContain("voice.voiceID");
+    expect(reasons).toContain("voice.voiceID: not an input (did you mean voiceId?) (extra_forbidden)");
+    expect(await failuresOf({ conversation: { silenceRemindr: { enabled: true } } })).toEqual([
+      "conversation.silenceRemindr: not an input (did you mean silenceReminder?) (extra_forbidden)",
+    ]);
+  });
+
+  test("a key far from every known one is refused without a guess", async () => {
+    expect(await failuresOf({ conversation: { colour: "blue" } })).toEqual([
+      "conversation.colour: not an input (extra_forbidden)",
+    ]);
+  });
+});
+
+describe("values of the wrong type", () => {
+  test("name the field, what was expected and what was given (`pulumi config set --path` writes strings)", async () => {
+    expect(await failuresOf({ voice: { provider: "sarvam", voiceId: "meera", speed: "1.2" } })).toEqual([
+      'voice.speed: expected a number, got the string "1.2" (float_type)',
+    ]);
+    expect(await failuresOf({ name: 42 })).toEqual(["name: expected a string, got the number 42 (string_type)"]);
   });
 });
 
