@@ -202,7 +202,10 @@ export class ConnectionError extends VoiceAgentError {
  * Why no answer came, cause first, naming the address: "connection refused at
  * http://127.0.0.1:8788: is the service or the emulator running?".
  */
-function noAnswerWords(init: { code: string; message: string; timedOut: boolean }, at: string | undefined): string {
+function noAnswerWords(
+  init: { code: string; message: string; timedOut: boolean },
+  at: string | undefined,
+): string {
   if (at === undefined) return `${init.code}: ${init.message}`;
   switch (init.code) {
     case "ECONNREFUSED":

@@ -102,7 +102,9 @@ describe("values of the wrong type", () => {
     expect(await failuresOf({ voice: { provider: "sarvam", voiceId: "meera", speed: "1.2" } })).toEqual([
       'voice.speed: expected a number, got the string "1.2" (float_type)',
     ]);
-    expect(await failuresOf({ name: 42 })).toEqual(["name: expected a string, got the number 42 (string_type)"]);
+    expect(await failuresOf({ name: 42 })).toEqual([
+      "name: expected a string, got the number 42 (string_type)",
+    ]);
   });
 });
 

@@ -301,6 +301,9 @@ export class Agent extends ServiceResource {
         // Every registered property costs the program a promise and a stack trace
         // (docs/performance.md): `agentId` is not one, it is the id (below).
         ...Object.fromEntries(AGENT_OUTPUTS.filter((k) => k !== "agentId").map((k) => [k, undefined])),
+        // The checked configuration hash, which an AgentVersion reads (known in a preview of this
+        // agent's change, unlike `contentHash`); a `__` name, never displayed in a diff.
+        __contentHash: undefined,
       },
       opts,
     );

@@ -230,6 +230,9 @@ export class AgentVersion extends ServiceResource {
         ...unknown,
         agentId: args.agent.agentId,
         contentHash: publishing ? args.agent.contentHash : undefined,
+        // The same hash as the Agent's checked input: known in the preview of the Agent's change,
+        // when the output is not (the provider reads the one that is known: layout.ts).
+        __contentHash: publishing ? contentHashInput(args.agent) : undefined,
         // Where to look for a published version that already holds the draft's configuration.
         knownVersion: publishing
           ? pulumi
@@ -311,6 +314,11 @@ export class AgentVersion extends ServiceResource {
       });
     }
   }
+}
+
+/** The Agent's checked `__contentHash` (registered by the Agent, not a public output). */
+function contentHashInput(agent: Agent): pulumi.Output<string> | undefined {
+  return (agent as unknown as Record<string, pulumi.Output<string> | undefined>).__contentHash;
 }
 
 /** The configuration an Agent declares, as its outputs (known at preview: the Agent's checked inputs). */
