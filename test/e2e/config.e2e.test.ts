@@ -109,7 +109,9 @@ new va.Agent("a", { name: "Not checked", voice: { provider: "sarvam", voiceId: "
     await p.pulumi(["config", "set", "voice-agent:baseUrl", `http://127.0.0.1:${closed}`]);
     // Nothing there: said within seconds (not after the catalogue's 10 s wait), address and cause first.
     const started = Date.now();
-    await failsSaying(`connection refused at http://127.0.0.1:${closed}: is the service or the emulator running?`);
+    await failsSaying(
+      `connection refused at http://127.0.0.1:${closed}: is the service or the emulator running?`,
+    );
     expect(Date.now() - started).toBeLessThan(8_000);
   } finally {
     p.cleanup();
