@@ -604,6 +604,9 @@ describe("AgentVersion", () => {
       isLive: false,
       rolledBack: { at: row.at, action: "rollback", to: 0 },
     });
+    // What a program exports as live stays true after the rollback: version 0 is live, not 1.
+    expect(v1.outs?.liveVersion).toBe(1);
+    expect(read.props?.liveVersion).toBe(0);
     expect((await agentVersionHandler.diff(v1.id, read.props, v1.inputs)).changes).toBe(false);
     expect(v0.outs?.version).toBe(0);
 

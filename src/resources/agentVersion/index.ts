@@ -174,6 +174,11 @@ export class AgentVersion extends ServiceResource {
   declare readonly versionId: pulumi.Output<string>;
   /** Whether this version answers calls (as last read). */
   declare readonly isLive: pulumi.Output<boolean>;
+  /**
+   * The version of the agent that answers calls, or `null` when it is off air: this version once it
+   * goes live, another after a rollback (as last read: `pulumi refresh` reads it anew).
+   */
+  declare readonly liveVersion: pulumi.Output<number | null>;
   /** `published` (a new version), `reused` (a published version already held this configuration) or `pinned`. */
   declare readonly origin: pulumi.Output<"published" | "reused" | "pinned">;
   /** The deploy-history action of the last activation: `activate`, `rollback`, or `none`. */
@@ -270,6 +275,7 @@ export class AgentVersion extends ServiceResource {
         version: undefined,
         versionId: undefined,
         isLive: undefined,
+        liveVersion: undefined,
         origin: undefined,
         activation: undefined,
         blockedReasons: undefined,

@@ -268,6 +268,8 @@ function outputs(
     version: detail.version,
     versionId: detail.version_id,
     isLive: detail.is_live,
+    // The agent's live version: this one once it is live, else whichever the service has live.
+    liveVersion: detail.is_live ? detail.version : (detail.live_version ?? null),
     label: detail.label ?? undefined,
     notes: detail.notes ?? undefined,
     origin,
