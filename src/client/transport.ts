@@ -121,6 +121,7 @@ const header = (h: Record<string, string | string[] | undefined>, name: string):
 /** Codes of failures where the request certainly never reached the server. */
 const NOT_SENT = new Set([
   "ECONNREFUSED",
+  "ENOTFOUND",
   "UND_ERR_CONNECT_TIMEOUT",
   "EAI_AGAIN",
   "EHOSTUNREACH",
