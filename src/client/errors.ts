@@ -187,7 +187,10 @@ export class ConnectionError extends VoiceAgentError {
     options?: ErrorOptions,
   ) {
     const where = `${ctx.method} ${redactString(ctx.path, ctx.secrets)}`;
-    super(redactString(`${noAnswerWords(init, ctx.baseUrl)} (${where}, no response)`, ctx.secrets), options);
+    // Nothing there: the address is the whole story (which request found it out adds nothing).
+    const nothingThere = ctx.baseUrl !== undefined && NOTHING_THERE.has(init.code);
+    const said = noAnswerWords(init, ctx.baseUrl);
+    super(redactString(nothingThere ? said : `${said} (${where}, no response)`, ctx.secrets), options);
     this.method = ctx.method;
     this.path = redactString(ctx.path, ctx.secrets);
     this.code = init.code;
@@ -197,6 +200,15 @@ export class ConnectionError extends VoiceAgentError {
     if (this.stack) this.stack = redactString(this.stack, ctx.secrets);
   }
 }
+
+/** Codes that say no server is at the address (or the address leads nowhere). */
+export const NOTHING_THERE: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
 
 /**
  * Why no answer came, cause first, naming the address: "connection refused at

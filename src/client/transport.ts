@@ -14,7 +14,14 @@ import {
   DEFAULT_TIMEOUT_MS,
   validateConfig,
 } from "./config";
-import { ApiError, apiErrorFor, ConnectionError, type RequestContext, ResponseTooLargeError } from "./errors";
+import {
+  ApiError,
+  apiErrorFor,
+  ConnectionError,
+  NOTHING_THERE,
+  type RequestContext,
+  ResponseTooLargeError,
+} from "./errors";
 import { type MovingWindowLimiter, sharedLimiter } from "./limiter";
 import { logAttempt } from "./log";
 import { redactString } from "./redact";
@@ -127,16 +134,15 @@ const NOT_SENT = new Set([
   "EHOSTUNREACH",
   "ENETUNREACH",
 ]);
-/**
- * Codes of "nothing is there": no server listens at the address, or the address does not lead to
- * one. While the origin has never answered in this process, these are retried only for
- * {@link UNREACHABLE_WAIT_MS} (a service or emulator still starting), not for the whole retry
- * budget: a wrong port or a stopped emulator fails in seconds, naming the address. Once the origin
- * has answered, they are transient (a restart) and retried within the budget as before.
+/*
+ * "Nothing is there" (`NOTHING_THERE`, errors.ts): no server listens at the address, or the address
+ * leads to none. While the origin has never answered in this process, such a failure is retried
+ * only for {@link UNREACHABLE_WAIT_MS} (a service or emulator still starting), not for the whole
+ * retry budget: a wrong port or a stopped emulator fails in seconds, naming the address. Once the
+ * origin has answered, it is transient (a restart) and retried within the budget as before.
  */
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 /** How long requests to an origin that never answered retry a refused connection. */
-export const UNREACHABLE_WAIT_MS = 3_000;
+export const UNREACHABLE_WAIT_MS = 2_000;
 /** Origins that answered (any HTTP status) in this process. */
 const answered = new Set<string>();
 /**
@@ -309,7 +315,7 @@ export async function send(
         mayHaveCommitted: c.mayHaveCommitted,
       } as const;
       // Nothing there, and never was in this process: retry briefly, not for the whole budget.
-      const nothingThere = UNREACHABLE.has(c.code) && !answered.has(origin);
+      const nothingThere = NOTHING_THERE.has(c.code) && !answered.has(origin);
       let until: number | undefined;
       if (nothingThere) {
         const since = unreachableSince.get(origin) ?? started;

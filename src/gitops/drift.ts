@@ -191,12 +191,9 @@ async function readDrift(
       throw new CredentialsError(`could not read ${what}: ${err.message}`, { cause: err });
     // Nothing answers at the address (a wrong URL, the emulator stopped): said once, not per resource.
     if (err instanceof ConnectionError && !err.mayHaveCommitted)
-      throw new CredentialsError(
-        `${err.message.replace(/ \([A-Z]+ [^)]*, no response\)$/, "")} Nothing was read.`,
-        {
-          cause: err,
-        },
-      );
+      throw new CredentialsError(`${err.message} Nothing was read.`, {
+        cause: err,
+      });
     failed.push({ ...base, message: (err as Error).message });
     return undefined;
   }
