@@ -68,7 +68,11 @@ describe("the first hour", () => {
 
       // The reviewer's preview: what the person changed, and none of the provider's bookkeeping.
       p.setProgram(program("## Agent Purpose\nHelp customers track and return orders."));
+      const t0 = Date.now();
       const diff = await p.preview();
+      // What a preview that reads the catalogue takes on this machine now (it is shared: a loaded
+      // machine stretches every command; the failure below may add no more than its own wait).
+      const baseline = Date.now() - t0;
       const text = diff.stdout + diff.stderr;
       expect(text).toMatch(/~ systemPrompt/);
       for (const field of BOOKKEEPING) expect(text, field).not.toMatch(new RegExp(`\\b${field}\\b`));
@@ -97,7 +101,13 @@ describe("the first hour", () => {
         const started = Date.now();
         const r = await p.pulumi(command, { allowFailure: true });
         const out = r.stdout + r.stderr;
-        expect(Date.now() - started, command.join(" ")).toBeLessThan(8_000);
+        const took = Date.now() - started;
+        // Within 8 s on an idle machine (about 1.5 s for the command, 2 s of retries); never the
+        // catalogue's 10 s wait or the client's 120 s retry budget.
+        expect(
+          took - baseline,
+          `${command.join(" ")}: ${took} ms, a working preview ${baseline} ms`,
+        ).toBeLessThan(5_000);
         expect(r.code).not.toBe(0);
         expect(out.split(said).length - 1, out).toBe(1);
       }
