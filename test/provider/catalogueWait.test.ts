@@ -44,7 +44,7 @@ test("a service that answers nothing fails within the wait", async () => {
     const started = Date.now();
     const outcome = await settle(catalogueReader(async () => client, 300)({}), 5000);
     expect(outcome).toBe(
-      `failed: no answer from http://127.0.0.1:${port} within 0 s; the agent's configuration was not checked against the service's catalogue`,
+      `failed: no answer from http://127.0.0.1:${port} within 0 s (the agent's configuration was not checked against the service's catalogue)`,
     );
     expect(Date.now() - started).toBeLessThan(2000);
   } finally {

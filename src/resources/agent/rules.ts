@@ -149,7 +149,7 @@ function catalogueError(err: unknown): Error {
   }
   // The cause first (a service not there, one that does not answer): what it left unchecked after.
   const reason = err instanceof Error ? err.message : String(err);
-  return new Error(`${reason}; the agent's configuration was not checked against the service's catalogue`, {
+  return new Error(`${reason} (the agent's configuration was not checked against the service's catalogue)`, {
     cause: err,
   });
 }
