@@ -97,7 +97,11 @@ describe("the first hour", () => {
       const port = await deadPort();
       await p.pulumi(["config", "set", "voice-agent:baseUrl", `http://127.0.0.1:${port}`]);
       const said = `connection refused at http://127.0.0.1:${port}: is the service or the emulator running?`;
-      for (const command of [["preview"], ["up", "--yes", "--skip-preview"]]) {
+      // (`--diff`: the display that prints each diagnostic once, as CI logs show it.)
+      for (const command of [
+        ["preview", "--diff"],
+        ["up", "--yes", "--skip-preview", "--diff"],
+      ]) {
         const started = Date.now();
         const r = await p.pulumi(command, { allowFailure: true });
         const out = r.stdout + r.stderr;
