@@ -1,7 +1,8 @@
 /**
  * A user's compiler errors name the public input types as Pulumi's own (`Input<...>`), never an
  * alias internal to this package: a program that passes a number where an id goes is told
- * `Input<Input<string>[]>`, which reads as `pulumi.Input`, not `In<In<string>[]>`.
+ * `Input<Input<string>[]>`, which reads as `pulumi.Input`, not `In<In<string>[]>`. Checked against
+ * the declarations the package ships (`dist/`, which scripts/setup.sh builds), as a user's compiler sees them.
  */
 import { join } from "node:path";
 import ts from "typescript";
@@ -36,7 +37,7 @@ function diagnosticsOf(program: string): string {
 
 test("a wrong input type names Pulumi's Input type, not an internal alias", () => {
   const said = diagnosticsOf(`
-import * as va from "../src";
+import * as va from "../dist";
 new va.Agent("a", { name: "x", knowledgeBaseIds: [1] });
 new va.Widget("w", { agentId: "a", allowedOrigins: [2] });
 new va.KnowledgeBase("k", { name: "k", documents: 3 });

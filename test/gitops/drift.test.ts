@@ -134,7 +134,8 @@ describe("voice-agent-diff --drift", () => {
     };
     const started = Date.now();
     const r = await drift(two, `http://127.0.0.1:${port}`);
-    expect(Date.now() - started).toBeLessThan(8000);
+    // About 3 s on an idle machine (2 s of retries); the client's retry budget was 120 s.
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(
