@@ -55,6 +55,8 @@ export interface RequestContext {
   path: string;
   /** Values to redact wherever they occur (the API key of the request). */
   secrets: readonly string[];
+  /** The service's address (origin and path prefix), named when nothing answers there. */
+  baseUrl?: string;
 }
 
 /** Fields an {@link ApiError} is built from. */
@@ -185,7 +187,10 @@ export class ConnectionError extends VoiceAgentError {
     options?: ErrorOptions,
   ) {
     const where = `${ctx.method} ${redactString(ctx.path, ctx.secrets)}`;
-    super(redactString(`${init.code}: ${init.message} (${where}, no response)`, ctx.secrets), options);
+    // Nothing there: the address is the whole story (which request found it out adds nothing).
+    const nothingThere = ctx.baseUrl !== undefined && NOTHING_THERE.has(init.code);
+    const said = noAnswerWords(init, ctx.baseUrl);
+    super(redactString(nothingThere ? said : `${said} (${where}, no response)`, ctx.secrets), options);
     this.method = ctx.method;
     this.path = redactString(ctx.path, ctx.secrets);
     this.code = init.code;
@@ -193,6 +198,40 @@ export class ConnectionError extends VoiceAgentError {
     this.mayHaveCommitted = init.mayHaveCommitted;
     this.retries = init.retries ?? 0;
     if (this.stack) this.stack = redactString(this.stack, ctx.secrets);
+  }
+}
+
+/** Codes that say no server is at the address (or the address leads nowhere). */
+export const NOTHING_THERE: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/**
+ * Why no answer came, cause first, naming the address: "connection refused at
+ * http://127.0.0.1:8788: is the service or the emulator running?".
+ */
+function noAnswerWords(
+  init: { code: string; message: string; timedOut: boolean },
+  at: string | undefined,
+): string {
+  if (at === undefined) return `${init.code}: ${init.message}`;
+  switch (init.code) {
+    case "ECONNREFUSED":
+      return `connection refused at ${at}: is the service or the emulator running?`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `the host of ${at} was not found (${init.code}): is the address right?`;
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return `${at} cannot be reached (${init.code}): is the address right, and the network up?`;
+    default:
+      return init.timedOut
+        ? `no answer from ${at} in time (the request timed out)`
+        : `${init.code} from ${at}: ${init.message}`;
   }
 }
 

@@ -25,7 +25,7 @@
  * others: the report names it and says it is incomplete ({@link INCOMPLETE_EXIT}). Credentials the
  * service refuses (401, 403) or that reach another workspace end the command (exit code 1).
  */
-import { type ActivationRowT, AuthError, type VoiceAgentClient } from "../client";
+import { type ActivationRowT, AuthError, ConnectionError, type VoiceAgentClient } from "../client";
 import { contextFor } from "../provider/context";
 import { deepEqual } from "../provider/normalize";
 import type { Props } from "../provider/resource";
@@ -87,8 +87,9 @@ export interface ReadFailure {
 }
 
 /**
- * The read came back with other credentials than the stack's, or none the service accepts: every
- * read would say the same, so the command stops (exit code 1) rather than report drift.
+ * The read came back with other credentials than the stack's, or none the service accepts, or
+ * nothing answers at the address: every read would say the same, so the command stops (exit code 1)
+ * rather than report drift, saying it once.
  */
 class CredentialsError extends Error {}
 
@@ -188,6 +189,11 @@ async function readDrift(
   } catch (err) {
     if (err instanceof AuthError)
       throw new CredentialsError(`could not read ${what}: ${err.message}`, { cause: err });
+    // Nothing answers at the address (a wrong URL, the emulator stopped): said once, not per resource.
+    if (err instanceof ConnectionError && !err.mayHaveCommitted)
+      throw new CredentialsError(`${err.message} Nothing was read.`, {
+        cause: err,
+      });
     failed.push({ ...base, message: (err as Error).message });
     return undefined;
   }

@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 import { UNKNOWN } from "../provider/unknowns";
+import { flatDraft } from "../resources/agentVersion/layout";
 import { TYPE_PREFIX } from "../resources/typeNames";
 
 const Props = z.record(z.string(), z.unknown());
@@ -60,7 +61,24 @@ export function parsePreview(value: unknown, command = "pulumi preview --json"):
       cause: parsed.error,
     });
   }
+  for (const step of parsed.data.steps ?? []) {
+    for (const state of [step.oldState, step.newState]) {
+      if (state?.inputs) state.inputs = bookkeepingOnTop(state.inputs);
+      if (state?.outputs) state.outputs = bookkeepingOnTop(state.outputs);
+    }
+  }
   return parsed.data;
+}
+
+/**
+ * A state's properties with the bookkeeping the engine does not display (under `__` names: the
+ * AgentVersion's `__draft`, the Agent's checked `__contentHash`) at the top level, where the report
+ * reads it, whichever layout the state was written in.
+ */
+function bookkeepingOnTop(props: Record<string, unknown>): Record<string, unknown> {
+  const flat = flatDraft(props);
+  const { __contentHash: hash, ...rest } = flat;
+  return typeof hash === "string" && rest.contentHash === undefined ? { ...rest, contentHash: hash } : rest;
 }
 
 /**

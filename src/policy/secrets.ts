@@ -25,6 +25,8 @@ import { type Field, joinKey, type Plain } from "./values";
  */
 const NOT_TEXT: ReadonlySet<string> = new Set([
   "__provider",
+  "__draft",
+  "__contentHash",
   "contentHash",
   "createMarker",
   "rotateKeyTrigger",

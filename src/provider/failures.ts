@@ -16,11 +16,22 @@ export function inputPath(wirePath: string): string {
   return wirePath.replace(/[a-z0-9_]+/gi, (segment) => toCamelKey(segment));
 }
 
-/** A spec issue as a Pulumi check failure, in input spelling; the value itself is never echoed whole. */
+/**
+ * A spec issue as a Pulumi check failure, in input spelling, cause first; the value itself is never
+ * echoed whole. A value of the wrong type says what was expected and what was given
+ * (`voice.speed: expected a number, got the string "1.2"`); an unknown key, at any depth, the
+ * nearest known one (`conversation.silenceRemindr: not an input (did you mean silenceReminder?)`).
+ */
 export function failure(issue: Issue, property = inputPath(issue.field)): pulumi.dynamic.CheckFailure {
-  const message = issue.message.startsWith(`${issue.field}:`)
+  const said = issue.message.startsWith(`${issue.field}:`)
     ? issue.message.slice(issue.field.length + 1).trim()
     : issue.message;
+  let message = said;
+  if (issue.expected !== undefined && issue.got !== undefined)
+    message = `expected ${issue.expected}, got ${issue.got}`;
+  else if (issue.code === "extra_forbidden")
+    message = `not an input${issue.suggestion ? ` (did you mean ${inputPath(issue.suggestion)}?)` : ""}`;
+  else if (issue.code === "missing") message = "required, and not set";
   return { property, reason: `${property}: ${clip(message)} (${issue.code})` };
 }
 

@@ -14,6 +14,7 @@
  * Everything else is projected: only the keys the program sets are compared, so server defaults
  * and fields the program leaves alone never cause a change.
  */
+import { nearestKey } from "../spec/issues";
 import { ExpectedFailure } from "./failures";
 import { deepEqual, isPlainObject, type Json, type JsonObject, project } from "./normalize";
 import { containsUnknown, UNKNOWN } from "./unknowns";
@@ -204,7 +205,7 @@ export function unknownInputs(
   return Object.keys(news)
     .filter((k) => k !== "__provider" && news[k] !== undefined && !known.includes(k))
     .map((k) => {
-      const near = known.find((n) => editDistance(n.toLowerCase(), k.toLowerCase()) <= 2);
+      const near = nearestKey(k, known);
       return {
         property: k,
         reason: `${k}: not an input of ${resource}${near ? ` (did you mean ${near}?)` : ""} (extra_forbidden)`,
@@ -212,19 +213,8 @@ export function unknownInputs(
     });
 }
 
-/** Levenshtein distance, for "did you mean" hints on short keys. */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
-    }
-    prev = row;
-  }
-  return prev[b.length] ?? 0;
-}
+/** Levenshtein distance, for "did you mean" hints (one home: `spec/issues.ts`). */
+export { editDistance } from "../spec/issues";
 
 /**
  * The inputs a refresh hands back to the engine: the resource's own inputs as recorded, and each

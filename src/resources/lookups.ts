@@ -21,8 +21,6 @@ import type { VoiceAgentClient } from "../client";
 import { clientModule } from "../provider/context";
 import { fromWire } from "../provider/normalize";
 
-type In<T> = pulumi.Input<T>;
-
 /** Where a lookup reads its settings. */
 export interface LookupOptions {
   /**
@@ -135,9 +133,9 @@ export interface GetVoicesArgs {
 
 /** {@link GetVoicesArgs} as Inputs. */
 export interface GetVoicesOutputArgs {
-  provider?: In<string>;
-  language?: In<string>;
-  includeWithdrawn?: In<boolean>;
+  provider?: pulumi.Input<string>;
+  language?: pulumi.Input<string>;
+  includeWithdrawn?: pulumi.Input<boolean>;
 }
 
 /** Filters of {@link getModels}. */
@@ -148,7 +146,7 @@ export interface GetModelsArgs {
 
 /** {@link GetModelsArgs} as Inputs. */
 export interface GetModelsOutputArgs {
-  includeRetired?: In<boolean>;
+  includeRetired?: pulumi.Input<boolean>;
 }
 
 /**

@@ -66,12 +66,18 @@ export function isIanaTimeZone(value: string): boolean {
  * - `code`: a reason code (`document_invalid`, `voice_not_found`, `voice_config_invalid`,
  *   `prompt_tool_reference_invalid`) or, for schema problems, a validation type
  *   (`missing`, `extra_forbidden`, `less_than_equal`, ...).
- * - `message`: a sentence that names the field.
+ * - `message`: a sentence that names the field (the service's words: the emulator answers them).
+ * - `expected`, `got`: for a value of the wrong type, what was expected and what was given
+ *   (`a number`, `the string "1.2"`), so a user's message can say both.
+ * - `suggestion`: for an unknown key, the known key of that object nearest to it (wire spelling).
  */
 export interface Issue {
   field: string;
   code: string;
   message: string;
+  expected?: string;
+  got?: string;
+  suggestion?: string;
 }
 
 /** Reason codes a rule can return that answer 400 (everything else a rule returns is a 422 type). */

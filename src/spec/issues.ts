@@ -19,6 +19,32 @@ const TYPE_NAMES: Record<string, [string, string]> = {
   null: ["none_required", "Input should be None"],
 };
 
+/** What the user wrote should have been, in words, by zod's expected type. */
+const EXPECTED: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  array: "a list",
+  object: "an object",
+  record: "an object",
+  tuple: "a list",
+  null: "null",
+};
+
+/** A value given, in words: `the string "1.2"`, `the number 3`, `a list`, `an object`. */
+export function described(value: unknown): string {
+  if (typeof value === "string") {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return `the string ${JSON.stringify(shown)}`;
+  }
+  if (typeof value === "number" || typeof value === "bigint") return `the number ${String(value)}`;
+  if (typeof value === "boolean") return String(value);
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
 function one(issue: z.core.$ZodIssue, prefix: string): Issue[] {
   const field = formatPath(issue.path, prefix);
   const at = (f: string, type: string, msg: string): Issue => ({
@@ -38,7 +64,13 @@ function one(issue: z.core.$ZodIssue, prefix: string): Issue[] {
         `${issue.expected}_type`,
         `Input should be ${issue.expected}`,
       ];
-      return [at(field, type, msg)];
+      return [
+        {
+          ...at(field, type, msg),
+          expected: EXPECTED[issue.expected] ?? issue.expected,
+          got: described(issue.input),
+        },
+      ];
     }
     case "too_big": {
       const max = String(issue.maximum);
@@ -105,8 +137,85 @@ export function parseWith<T extends z.ZodType>(
 ): { ok: true; data: z.infer<T> } | { ok: false; issues: Issue[] } {
   const r = schema.safeParse(input, { reportInput: true });
   if (r.success) return { ok: true, data: r.data };
-  return {
-    ok: false,
-    issues: zodIssues(r.error, prefix).map((i) => (i.field === "" ? { ...i, field: "body" } : i)),
+  const issues = r.error.issues.flatMap((i) => {
+    const found = one(i, prefix);
+    if (i.code !== "unrecognized_keys") return found;
+    // An unknown key, at any depth: the nearest key the schema knows at that path.
+    const known = keysAt(schema, i.path);
+    return found.map((f, n) => {
+      const suggestion = nearestKey(i.keys[n] ?? "", known);
+      return suggestion === undefined ? f : { ...f, suggestion };
+    });
+  });
+  return { ok: false, issues: issues.map((i) => (i.field === "" ? { ...i, field: "body" } : i)) };
+}
+
+/** Levenshtein distance, for "did you mean" hints on short keys. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
+}
+
+/**
+ * The key of `known` nearest to `key` (case and `_` ignored, at most two edits apart), if any:
+ * `silence_remindr` → `silence_reminder`, `voice_i_d` (`voiceID`) → `voice_id`.
+ */
+export function nearestKey(key: string, known: readonly string[]): string | undefined {
+  const plain = (k: string) => k.toLowerCase().replaceAll("_", "");
+  let best: { key: string; distance: number } | undefined;
+  for (const k of known) {
+    const distance = editDistance(plain(k), plain(key));
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { key: k, distance };
+  }
+  return best?.key;
+}
+
+/** The object keys `schema` knows at `path` (through optional, default, lists, unions, pipes). */
+export function keysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
+  const out = new Set<string>();
+  const visit = (s: z.core.$ZodType, rest: readonly PropertyKey[], depth: number): void => {
+    if (depth > 40) return;
+    const def = s._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+    const inner = (d: unknown) => visit(d as z.core.$ZodType, rest, depth + 1);
+    switch (def.type) {
+      case "object": {
+        const shape = (def as unknown as { shape: Record<string, z.core.$ZodType> }).shape;
+        const [head, ...tail] = rest;
+        if (head === undefined) for (const k of Object.keys(shape)) out.add(k);
+        else if (typeof head === "string" && shape[head]) visit(shape[head], tail, depth + 1);
+        return;
+      }
+      case "array":
+      case "record": {
+        const next = def.type === "array" ? def.element : def.valueType;
+        if (rest.length > 0) visit(next as z.core.$ZodType, rest.slice(1), depth + 1);
+        return;
+      }
+      case "union":
+        for (const o of def.options as z.core.$ZodType[]) inner(o);
+        return;
+      case "intersection":
+        inner(def.left);
+        inner(def.right);
+        return;
+      case "pipe":
+        inner(def.in);
+        return;
+      case "lazy":
+        inner((def.getter as () => z.core.$ZodType)());
+        return;
+      default:
+        if (def.innerType) inner(def.innerType);
+    }
   };
+  visit(schema, path, 0);
+  return [...out];
 }

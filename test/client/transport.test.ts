@@ -164,6 +164,56 @@ describe("transport", () => {
     expect(err.retries).toBeGreaterThanOrEqual(1);
   });
 
+  it("fails within seconds at an address nothing listens on, naming it, cause first (default budget)", async () => {
+    const port = await closedPort();
+    const t0 = performance.now();
+    const err = await send(
+      { baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY },
+      { method: "GET", path: "/v1/models", retry: "idempotent" },
+    ).catch((e) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(performance.now() - t0).toBeLessThan(3500);
+    expect(err.message).toBe(
+      `connection refused at http://127.0.0.1:${port}: is the service or the emulator running?`,
+    );
+    // A later request to the same dead address does not wait again.
+    const t1 = performance.now();
+    await send(
+      { baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY },
+      { method: "GET", path: "/v1/languages", retry: "idempotent" },
+    ).catch((e) => e);
+    expect(performance.now() - t1).toBeLessThan(500);
+  });
+
+  it("keeps retrying a refused connection within the budget once the service has answered (a restart)", async () => {
+    const port = await closedPort();
+    const listen = () =>
+      new Promise<Server>((r) => {
+        const s = createServer((_q, res) => res.end('{"ok":1}'));
+        s.listen(port, "127.0.0.1", () => r(s));
+      });
+    const cfgHere = { baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY };
+    const up = await listen();
+    await send(cfgHere, { method: "GET", path: "/v1/models", retry: "idempotent" });
+    await closeDispatchers();
+    up.closeAllConnections();
+    await new Promise((r) => up.close(r));
+    // Down for longer than a never-seen address is retried; back after that.
+    let back: Server | undefined;
+    const restart = setTimeout(async () => {
+      back = await listen();
+    }, 4500);
+    try {
+      const r = await send(cfgHere, { method: "GET", path: "/v1/models", retry: "idempotent" });
+      expect(r.body).toEqual({ ok: 1 });
+    } finally {
+      clearTimeout(restart);
+      await closeDispatchers();
+      back?.closeAllConnections();
+      await new Promise((r) => (back ? back.close(r) : r(undefined)));
+    }
+  }, 20_000);
+
   it("sees a reset mid-request as a transient, possibly committed failure", async () => {
     handler = (req, res, i) => (i === 0 ? req.socket.destroy() : json(res, 200, { ok: 1 }));
     const r = await send(cfg(), {
@@ -201,3 +251,14 @@ describe("transport", () => {
     expect(err.message).toContain("request req_");
   });
 });
+
+/** A port on 127.0.0.1 that nothing listens on any more. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}

@@ -323,7 +323,7 @@ describe("AgentVersion verify through the real engine", () => {
     expect(text).toMatch(
       /verify\.calls\[0\]\.expect\.analysis\.G\.x\.pattern: not a valid regular expression/,
     );
-    expect(text).toMatch(/verify\.calls\[0\]\.expect\.statuses: Extra inputs are not permitted/);
+    expect(text).toMatch(/verify\.calls\[0\]\.expect\.statuses: not an input \(did you mean status\?\)/);
     expect(text).toMatch(/verify\.timeoutSeconds: Input should be greater than 0/);
     expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
   });

@@ -5,6 +5,8 @@
  * gone is reported without a read; a `pulumi preview --json` document is refused.
  */
 import { execFile } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
@@ -26,8 +28,8 @@ emulatorForFile({}, (e, c) => {
 });
 
 /** `voice-agent-diff --drift` on `refresh` (stdin), launched without blocking this process's emulator. */
-function drift(refresh: object): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, VOICE_AGENT_BASE_URL: emu.url, VOICE_AGENT_API_KEY: DEFAULT_API_KEY };
+function drift(refresh: object, url = emu.url): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, VOICE_AGENT_BASE_URL: url, VOICE_AGENT_API_KEY: DEFAULT_API_KEY };
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [CLI, "--drift"], { env }, (err, stdout, stderr) => {
       resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
@@ -113,6 +115,32 @@ describe("voice-agent-diff --drift", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`Agent \`support\` (${MISSING})`);
     expect(r.stderr).toContain("VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY");
+  });
+
+  test("nothing answers at the address: said once, naming it, within seconds, nothing reported", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, "127.0.0.1", () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const two = {
+      steps: [
+        STACK_STEP,
+        stepOf("refresh", MISSING, { name: "A" }, { name: "A" }),
+        stepOf("refresh", MISSING, { name: "B" }, { name: "B" }, TYPE, `${URN}-b`),
+      ],
+    };
+    const started = Date.now();
+    const r = await drift(two, `http://127.0.0.1:${port}`);
+    // About 3 s on an idle machine (2 s of retries); the client's retry budget was 120 s.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      `voice-agent-diff: connection refused at http://127.0.0.1:${port}: is the service or the emulator running? Nothing was read.\n`,
+    );
   });
 
   test("a widget key rotated in the dashboard is drift", async () => {

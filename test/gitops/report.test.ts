@@ -2,6 +2,8 @@
  * The pull-request report, fed with `pulumi preview --json` documents recorded from real runs of the
  * examples (test/e2e/examples.e2e.test.ts with RECORD_PREVIEWS=1).
  */
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { VoiceAgentClient } from "../../src/client";
 import {
@@ -13,6 +15,8 @@ import {
 } from "../../src/gitops/report";
 import { toWire } from "../../src/provider/normalize";
 import { declaredConfig } from "../../src/resources/agent/projection";
+import { foldedDraft } from "../../src/resources/agentVersion/layout";
+import { REPO_ROOT } from "../support/pulumi";
 import { codeSpans, fencedBlocks, section } from "./markdown";
 import { fixture, fixtureNames, stepOf } from "./previews";
 
@@ -306,6 +310,27 @@ describe("voice-agent-diff report", () => {
       const md = renderReport(preview);
       expect(md).toContain("| `systemPrompt` |");
       expect(plumbingListed(md)).toEqual([]);
+    });
+
+    test("a preview of the layout that hides the bookkeeping from the engine's diff reads the same", () => {
+      // What this release's checked inputs hold: the AgentVersion's bookkeeping under `__draft`, the
+      // Agent's hash as `__contentHash` (names the engine never displays).
+      for (const name of ["two-agents-change", "support-agent-prompt-change"]) {
+        const raw = JSON.parse(
+          readFileSync(path.join(REPO_ROOT, `test/fixtures/previews/${name}.json`), "utf8"),
+        );
+        for (const step of raw.steps ?? []) {
+          for (const state of [step.oldState, step.newState]) {
+            if (!state?.inputs) continue;
+            if (state.type.endsWith(":AgentVersion")) state.inputs = foldedDraft(state.inputs);
+            else if (state.type.endsWith(":Agent") && state.inputs.contentHash !== undefined) {
+              state.inputs.__contentHash = state.inputs.contentHash;
+              delete state.inputs.contentHash;
+            }
+          }
+        }
+        expect(renderReport(parsePreview(raw))).toBe(renderReport(fixture(name)));
+      }
     });
 
     test("a pinned version is listed under the argument's name, `version`", () => {

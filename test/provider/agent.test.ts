@@ -82,15 +82,15 @@ describe("Agent check (preview validation)", () => {
   test("values unknown during preview are tolerated and yield no hash yet", async () => {
     const res = await agentHandler.check({}, { name: "n", knowledgeBaseIds: UNKNOWN, systemPrompt: UNKNOWN });
     expect(res.failures ?? []).toEqual([]);
-    expect(res.inputs?.contentHash).toBeUndefined();
+    expect(res.inputs?.__contentHash).toBeUndefined();
   });
 
   test("the content hash ignores the order of sets", async () => {
     const a = await agentHandler.check({}, { name: "n", knowledgeBaseIds: [], analysisGroupIds: [] });
     const b = await agentHandler.check({}, { name: "n", analysisGroupIds: [], knowledgeBaseIds: [] });
-    expect(a.inputs?.contentHash).toBe(b.inputs?.contentHash);
+    expect(a.inputs?.__contentHash).toBe(b.inputs?.__contentHash);
     const c = await agentHandler.check({}, { name: "m" });
-    expect(c.inputs?.contentHash).not.toBe(a.inputs?.contentHash);
+    expect(c.inputs?.__contentHash).not.toBe(a.inputs?.__contentHash);
   });
 });
 
@@ -606,6 +606,9 @@ describe("AgentVersion", () => {
       isLive: false,
       rolledBack: { at: row.at, action: "rollback", to: 0 },
     });
+    // What a program exports as live stays true after the rollback: version 0 is live, not 1.
+    expect(v1.outs?.liveVersion).toBe(1);
+    expect(read.props?.liveVersion).toBe(0);
     expect((await agentVersionHandler.diff(v1.id, read.props, v1.inputs)).changes).toBe(false);
     expect(v0.outs?.version).toBe(0);
 
@@ -705,6 +708,44 @@ describe("AgentVersion", () => {
     const updated = await agentVersionHandler.update(v1.id, read.props!, news);
     expect(updated.outs).toMatchObject({ version: 2, origin: "published", isLive: true });
     expect(await publishedVersions(a.id)).toEqual([0, 1, 2]);
+  });
+
+  test("the checked inputs a diff is displayed from hold no bookkeeping; a state of the earlier layout diffs clean", async () => {
+    const BOOKKEEPING = [
+      "contentHash",
+      "draftHash",
+      "documentRevision",
+      "draftVersion",
+      "knownUpTo",
+      "latestVersion",
+      "knownVersion",
+      "draftPublished",
+    ];
+    const a = await createAgent(base);
+    // The engine displays a dynamic resource's diff from its checked inputs, leaving out `__` names.
+    const shown = (props: Record<string, unknown>) => Object.keys(props).filter((k) => !k.startsWith("__"));
+    expect(shown(a.inputs)).not.toContain("contentHash");
+    const v0 = await publish(a.outs, { label: "first" });
+    for (const k of BOOKKEEPING) expect(shown(v0.inputs)).not.toContain(k);
+    // The outputs keep them at the top level, as before.
+    expect(v0.outs).toMatchObject({ contentHash: a.outs.contentHash, draftVersion: 0 });
+    // A state written by the earlier layout (the bookkeeping at the top level of the inputs): no change.
+    const earlier = versionInputs(a.outs, { label: "first" });
+    expect((await agentVersionHandler.diff(v0.id, v0.outs!, earlier)).changes).toBe(false);
+    const again = await agentVersionHandler.check(earlier, earlier);
+    expect((await agentVersionHandler.diff(v0.id, v0.outs!, again.inputs)).changes).toBe(false);
+    // In the preview of the Agent's change its output hash is unknown: the checked one stands in.
+    const changed = (
+      await agentHandler.check(a.inputs, { ...a.inputs, systemPrompt: "## Agent Purpose\nv1" })
+    ).inputs;
+    const preview = await agentVersionHandler.check(v0.inputs, {
+      ...versionInputs(a.outs, { label: "first" }),
+      contentHash: UNKNOWN,
+      __contentHash: changed.__contentHash,
+    });
+    expect(preview.failures ?? []).toEqual([]);
+    expect(preview.inputs.__draft.contentHash).toBe(changed.__contentHash);
+    expect(preview.inputs.__contentHash).toBeUndefined();
   });
 
   test("a blocked version cannot go live: the error lists the reasons", async () => {

@@ -82,9 +82,29 @@ describe("inputs the Agent does not have", () => {
     ]);
   });
 
-  test("a misspelt nested key is refused, named in the program's spelling", async () => {
+  test("a misspelt nested key is refused, named in the program's spelling, with the likely one", async () => {
     const reasons = await failuresOf({ voice: { provider: "sarvam", voiceID: "meera" } });
-    expect(reasons.join("\n")).toContain("voice.voiceID");
+    expect(reasons).toContain("voice.voiceID: not an input (did you mean voiceId?) (extra_forbidden)");
+    expect(await failuresOf({ conversation: { silenceRemindr: { enabled: true } } })).toEqual([
+      "conversation.silenceRemindr: not an input (did you mean silenceReminder?) (extra_forbidden)",
+    ]);
+  });
+
+  test("a key far from every known one is refused without a guess", async () => {
+    expect(await failuresOf({ conversation: { colour: "blue" } })).toEqual([
+      "conversation.colour: not an input (extra_forbidden)",
+    ]);
+  });
+});
+
+describe("values of the wrong type", () => {
+  test("name the field, what was expected and what was given (`pulumi config set --path` writes strings)", async () => {
+    expect(await failuresOf({ voice: { provider: "sarvam", voiceId: "meera", speed: "1.2" } })).toEqual([
+      'voice.speed: expected a number, got the string "1.2" (float_type)',
+    ]);
+    expect(await failuresOf({ name: 42 })).toEqual([
+      "name: expected a string, got the number 42 (string_type)",
+    ]);
   });
 });
 
@@ -126,7 +146,7 @@ describe("a service that cannot be asked fails the preview at once", () => {
     expect(isExpectedFailure(err)).toBe(true);
   });
 
-  test("an unreachable service fails within seconds, saying what was not checked", async () => {
+  test("an unreachable service fails within seconds, naming the address and the cause first", async () => {
     const port = await new Promise<number>((resolve) => {
       const s = createServer();
       s.listen(0, "127.0.0.1", () => {
@@ -139,8 +159,14 @@ describe("a service that cannot be asked fails the preview at once", () => {
     const err = await agentProvider(contextFor(c))
       .check({}, changed)
       .catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(15_000);
-    expect(String((err as Error).message)).toContain("could not be checked");
+    // A port nobody listens on: refused, said at once (a few seconds of retries for a service
+    // still starting), naming the address, cause first.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(String((err as Error).message)).toMatch(
+      new RegExp(
+        `^connection refused at http://127\\.0\\.0\\.1:${port}: is the service or the emulator running\\?.*not checked`,
+      ),
+    );
     expect(isExpectedFailure(err)).toBe(true);
     expect((err as Error).cause).toBeInstanceOf(Error);
   }, 30_000);

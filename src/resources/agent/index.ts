@@ -8,175 +8,177 @@ import { attachedNames } from "../attachmentNames";
 import { createMarker } from "../createMarker";
 import { ServiceResource } from "../serviceResource";
 
-type In<T> = pulumi.Input<T>;
-
 /** A line the platform speaks. */
 export interface MessageArgs {
   /** `default` lets the platform generate the line from `prompt`; `custom` speaks `text` as written. */
-  mode?: In<"default" | "custom">;
+  mode?: pulumi.Input<"default" | "custom">;
   /** Instruction used to generate the line. */
-  prompt?: In<string>;
+  prompt?: pulumi.Input<string>;
   /** The fixed text (used when `mode` is `custom`). */
-  text?: In<string>;
+  text?: pulumi.Input<string>;
 }
 
 /** Languages the agent speaks. Platform default: `hi-IN` with `en-IN` alongside. */
 export interface LanguageArgs {
   /** Opening language code, e.g. `en-IN`. */
-  default?: In<string>;
+  default?: pulumi.Input<string>;
   /** Other language codes the agent may switch to. */
-  additional?: In<In<string>[]>;
+  additional?: pulumi.Input<pulumi.Input<string>[]>;
   /** What triggers a switch; the service reads back `requested_or_auto`. */
-  switchTrigger?: In<string>;
+  switchTrigger?: pulumi.Input<string>;
 }
 
 /** Speech-to-text engine. Its provider is derived from `model` by the service. */
 export interface TranscriberArgs {
   /** Transcriber model id (see `getTranscribers`). */
-  model?: In<string>;
+  model?: pulumi.Input<string>;
   /** Words to bias recognition towards. */
-  keywords?: In<In<string>[]>;
+  keywords?: pulumi.Input<pulumi.Input<string>[]>;
   /** A second transcriber from another provider, used if the first stops responding; `null` removes it. */
-  fallback?: In<{ model: In<string> } | null>;
+  fallback?: pulumi.Input<{ model: pulumi.Input<string> } | null>;
 }
 
 /** Language model. Its provider is derived from `model` by the service. */
 export interface ModelArgs {
   /** Model id (see `getModels`); a retired model is refused at preview. */
-  model?: In<string>;
+  model?: pulumi.Input<string>;
   /** Sampling temperature; honoured only by models with `supportsTemperature` (0 is honoured as 0). */
-  temperature?: In<number>;
+  temperature?: pulumi.Input<number>;
   /** Maximum tokens per reply. The service reads back 128 on a new agent. */
-  maxTokens?: In<number>;
+  maxTokens?: pulumi.Input<number>;
   /** A second model from another provider; `null` removes it. */
-  fallback?: In<{ model: In<string> } | null>;
+  fallback?: pulumi.Input<{ model: pulumi.Input<string> } | null>;
 }
 
 /** Text-to-speech voice. Its `model` is filled by the service from `provider`. */
 export interface VoiceArgs {
   /** TTS provider (see `getTtsCapabilities`). */
-  provider?: In<string>;
+  provider?: pulumi.Input<string>;
   /** Voice id offered by `provider` for the agent's languages (see `getVoices`). */
-  voiceId?: In<string>;
+  voiceId?: pulumi.Input<string>;
   /** Pace, 0.25 to 4 (1.0 natural); refused for a provider that does not support speed. */
-  speed?: In<number>;
+  speed?: pulumi.Input<number>;
   /** One of the documented emotions; only the provider that supports emotion takes it. `null` clears it. */
-  emotion?: In<string | null>;
+  emotion?: pulumi.Input<string | null>;
   /** A voice from another provider, used if the first stops responding; `null` removes it. */
-  fallback?: In<{ provider: In<string>; voiceId: In<string> } | null>;
+  fallback?: pulumi.Input<{ provider: pulumi.Input<string>; voiceId: pulumi.Input<string> } | null>;
 }
 
 /** Turn-taking behaviour. */
 export interface ConversationArgs {
   /** 0 to 1; the service reads back 0.5 on a new agent. */
-  interruptionSensitivity?: In<number>;
+  interruptionSensitivity?: pulumi.Input<number>;
   /** Exactly one of 1 (Fast), 0.75 (Responsive), 0.5 (Balanced, default), 0 (Patient). */
-  responseEagerness?: In<1 | 0.75 | 0.5 | 0>;
+  responseEagerness?: pulumi.Input<1 | 0.75 | 0.5 | 0>;
   /** Background noise handling; new agents read back mode `standard`, level 50. */
-  noiseHandling?: In<{ mode?: In<string>; level?: In<number> }>;
+  noiseHandling?: pulumi.Input<{ mode?: pulumi.Input<string>; level?: pulumi.Input<number> }>;
   /** Reminder after silence; new agents read back enabled, 15 seconds. */
-  silenceReminder?: In<{ enabled?: In<boolean>; seconds?: In<number>; message?: In<MessageArgs> }>;
+  silenceReminder?: pulumi.Input<{
+    enabled?: pulumi.Input<boolean>;
+    seconds?: pulumi.Input<number>;
+    message?: pulumi.Input<MessageArgs>;
+  }>;
 }
 
 /** Call limits and recording. */
 export interface CallArgs {
   /** Longest call in minutes. */
-  maxDurationMinutes?: In<number>;
+  maxDurationMinutes?: pulumi.Input<number>;
   /** Hang up after this many seconds of silence (new agents: 25). */
-  endOnSilenceSeconds?: In<number>;
+  endOnSilenceSeconds?: pulumi.Input<number>;
   /** Record calls (new agents: true). */
-  recordingEnabled?: In<boolean>;
+  recordingEnabled?: pulumi.Input<boolean>;
   /** Run custom analysis after calls (new agents: true). */
-  customAnalysisEnabled?: In<boolean>;
+  customAnalysisEnabled?: pulumi.Input<boolean>;
   /** The "call limit" line. */
-  maxDurationMessage?: In<MessageArgs>;
+  maxDurationMessage?: pulumi.Input<MessageArgs>;
   /** The "silence timeout" line. */
-  endOnSilenceMessage?: In<MessageArgs>;
+  endOnSilenceMessage?: pulumi.Input<MessageArgs>;
 }
 
 /** Lines for inbound calls that cannot be handled normally. */
 export interface InboundArgs {
   /** The "business hours closed" line. */
-  businessHoursClosedMessage?: In<MessageArgs>;
+  businessHoursClosedMessage?: pulumi.Input<MessageArgs>;
   /** The "inbound fallback" line. */
-  fallbackMessage?: In<MessageArgs>;
+  fallbackMessage?: pulumi.Input<MessageArgs>;
 }
 
 /** A human to transfer calls to. */
 export interface TransferNumberArgs {
   /** E.164 number, e.g. `+919800000001`. */
-  number: In<string>;
+  number: pulumi.Input<string>;
   /** Lower numbers are tried first. */
-  priority?: In<number>;
+  priority?: pulumi.Input<number>;
   /** Start of the hour window (0 to 24); with `endHour`, must form a non-empty window. */
-  startHour?: In<number>;
+  startHour?: pulumi.Input<number>;
   /** End of the hour window (0 to 24). */
-  endHour?: In<number>;
+  endHour?: pulumi.Input<number>;
   /** IANA zone name of the window, e.g. `Asia/Kolkata`. */
-  timezone?: In<string>;
+  timezone?: pulumi.Input<string>;
   /** Concurrent transferred calls this number takes. */
-  maxConcurrentCalls?: In<number>;
+  maxConcurrentCalls?: pulumi.Input<number>;
 }
 
 /** Platform tools. Each must also be armed by naming it in the prompt as `<tool_name>`. */
 export interface BuiltinToolsArgs {
   /** Ending the call, with the goodbye line. */
-  endCall?: In<{ enabled?: In<boolean>; message?: In<MessageArgs> }>;
+  endCall?: pulumi.Input<{ enabled?: pulumi.Input<boolean>; message?: pulumi.Input<MessageArgs> }>;
   /** Putting the caller on hold; `followUpSeconds` must be lower than `maxSeconds`. */
-  holdCall?: In<{
-    enabled?: In<boolean>;
-    maxSeconds?: In<number>;
-    followUpSeconds?: In<number>;
-    acknowledgementMessage?: In<MessageArgs>;
-    followUpMessage?: In<MessageArgs>;
-    timeoutMessage?: In<MessageArgs>;
+  holdCall?: pulumi.Input<{
+    enabled?: pulumi.Input<boolean>;
+    maxSeconds?: pulumi.Input<number>;
+    followUpSeconds?: pulumi.Input<number>;
+    acknowledgementMessage?: pulumi.Input<MessageArgs>;
+    followUpMessage?: pulumi.Input<MessageArgs>;
+    timeoutMessage?: pulumi.Input<MessageArgs>;
   }>;
   /** Transferring to a human; `numbers` replaces the whole list. */
-  transferCall?: In<{
-    enabled?: In<boolean>;
-    numbers?: In<In<TransferNumberArgs>[]>;
-    busyMessage?: In<MessageArgs>;
-    introMessage?: In<MessageArgs>;
+  transferCall?: pulumi.Input<{
+    enabled?: pulumi.Input<boolean>;
+    numbers?: pulumi.Input<pulumi.Input<TransferNumberArgs>[]>;
+    busyMessage?: pulumi.Input<MessageArgs>;
+    introMessage?: pulumi.Input<MessageArgs>;
   }>;
   /** Sending approved WhatsApp templates (names from `getWhatsAppTemplates`). */
-  sendWhatsappTemplate?: In<{
-    enabled?: In<boolean>;
-    allowedTemplates?: In<In<string>[]>;
-    phoneNumberId?: In<string | null>;
+  sendWhatsappTemplate?: pulumi.Input<{
+    enabled?: pulumi.Input<boolean>;
+    allowedTemplates?: pulumi.Input<pulumi.Input<string>[]>;
+    phoneNumberId?: pulumi.Input<string | null>;
   }>;
 }
 
 /** A custom prompt variable, referenced in prompts as `{{custom.<key>}}`. */
 export interface VariableArgs {
   /** The variable's key, kept exactly as written. The system variables `callee_name` and `callee_number` always exist. */
-  key: In<string>;
+  key: pulumi.Input<string>;
   /** Value used when a call does not set it. */
-  defaultValue?: In<string | null>;
+  defaultValue?: pulumi.Input<string | null>;
 }
 
 /** What the agent remembers about callers. */
 export interface MemoryArgs {
   /** Turn memory on. */
-  enabled?: In<boolean>;
+  enabled?: pulumi.Input<boolean>;
   /** Channels recorded, e.g. `outbound`, `whatsapp` (widget conversations never are). */
-  channels?: In<In<string>[]>;
+  channels?: pulumi.Input<pulumi.Input<string>[]>;
   /** Let the AI record extra labelled facts. */
-  allowAiLabels?: In<boolean>;
+  allowAiLabels?: pulumi.Input<boolean>;
   /** Free text guiding which extra facts are recorded. */
-  labelInstructions?: In<string | null>;
+  labelInstructions?: pulumi.Input<string | null>;
   /** Most facts kept per caller. */
-  maxFacts?: In<number>;
+  maxFacts?: pulumi.Input<number>;
   /** Transcript turns kept. */
-  transcriptTurns?: In<number>;
+  transcriptTurns?: pulumi.Input<number>;
   /** Declared fields; keys must be unique; `enumValues` only on `type: "string"`. Compared by key, in any order. */
-  fields?: In<
-    In<{
-      key: In<string>;
-      label?: In<string | null>;
-      type?: In<string>;
-      enumValues?: In<In<string>[] | null>;
-      description?: In<string | null>;
-      category?: In<string | null>;
+  fields?: pulumi.Input<
+    pulumi.Input<{
+      key: pulumi.Input<string>;
+      label?: pulumi.Input<string | null>;
+      type?: pulumi.Input<string>;
+      enumValues?: pulumi.Input<pulumi.Input<string>[] | null>;
+      description?: pulumi.Input<string | null>;
+      category?: pulumi.Input<string | null>;
     }>[]
   >;
 }
@@ -184,43 +186,46 @@ export interface MemoryArgs {
 /** The agent's configuration. Every field but `name` is optional: what is not set is not managed. */
 export interface AgentArgs {
   /** Display name, 1 to 255 characters; never spoken to a caller. */
-  name: In<string>;
+  name: pulumi.Input<string>;
   /** The prompt, 1 to 65536 characters, structured by `## Agent Purpose`, `## Response Style`, `## Call Flow`. Tools it names as `<tool>` must exist. */
-  systemPrompt?: In<string>;
+  systemPrompt?: pulumi.Input<string>;
   /** What the agent says first; `null` removes it. */
-  greeting?: In<{ message: In<string> } | null>;
+  greeting?: pulumi.Input<{ message: pulumi.Input<string> } | null>;
   /** Languages. */
-  language?: In<LanguageArgs>;
+  language?: pulumi.Input<LanguageArgs>;
   /** Speech-to-text engine. */
-  transcriber?: In<TranscriberArgs>;
+  transcriber?: pulumi.Input<TranscriberArgs>;
   /** Language model. */
-  model?: In<ModelArgs>;
+  model?: pulumi.Input<ModelArgs>;
   /** Text-to-speech voice, checked against the catalogue for the agent's languages. */
-  voice?: In<VoiceArgs>;
+  voice?: pulumi.Input<VoiceArgs>;
   /** Turn-taking behaviour. */
-  conversation?: In<ConversationArgs>;
+  conversation?: pulumi.Input<ConversationArgs>;
   /** Call limits and recording. */
-  call?: In<CallArgs>;
+  call?: pulumi.Input<CallArgs>;
   /** Inbound call lines. */
-  inbound?: In<InboundArgs>;
+  inbound?: pulumi.Input<InboundArgs>;
   /** Platform tools. */
-  builtinTools?: In<BuiltinToolsArgs>;
+  builtinTools?: pulumi.Input<BuiltinToolsArgs>;
   /** Custom variables (the whole set; system variables are kept as the service holds them). */
-  variables?: In<In<VariableArgs>[]>;
+  variables?: pulumi.Input<pulumi.Input<VariableArgs>[]>;
   /** Knowledge bases attached (the whole set, in any order). */
-  knowledgeBaseIds?: In<In<string>[]>;
+  knowledgeBaseIds?: pulumi.Input<pulumi.Input<string>[]>;
   /** Custom-analysis groups run after each call (the whole set; new agents have the Default Analysis group). */
-  analysisGroupIds?: In<In<string>[]>;
+  analysisGroupIds?: pulumi.Input<pulumi.Input<string>[]>;
   /** Caller memory. */
-  memory?: In<MemoryArgs>;
+  memory?: pulumi.Input<MemoryArgs>;
   /** Numbers the agent answers on; each must be held by the workspace. */
-  numbers?: In<{ inboundPhone?: In<string | null>; inboundWhatsapp?: In<string | null> }>;
+  numbers?: pulumi.Input<{
+    inboundPhone?: pulumi.Input<string | null>;
+    inboundWhatsapp?: pulumi.Input<string | null>;
+  }>;
   /**
    * Id of an existing agent to take over instead of creating one (dynamic providers cannot be
    * `pulumi import`ed). Its working draft is overwritten with this configuration on create.
    * Changing it later has no effect.
    */
-  adoptId?: In<string>;
+  adoptId?: pulumi.Input<string>;
 }
 
 /**
@@ -296,6 +301,9 @@ export class Agent extends ServiceResource {
         // Every registered property costs the program a promise and a stack trace
         // (docs/performance.md): `agentId` is not one, it is the id (below).
         ...Object.fromEntries(AGENT_OUTPUTS.filter((k) => k !== "agentId").map((k) => [k, undefined])),
+        // The checked configuration hash, which an AgentVersion reads (known in a preview of this
+        // agent's change, unlike `contentHash`); a `__` name, never displayed in a diff.
+        __contentHash: undefined,
       },
       opts,
     );

@@ -57,7 +57,14 @@ export const AGENT_FIELDS: FieldTable = {
 };
 
 /** The Agent's inputs that are not configuration. */
-export const AGENT_OWN_INPUTS = ["adoptId", "contentHash", "createMarker", "attachedNames"] as const;
+export const AGENT_OWN_INPUTS = ["adoptId", "createMarker", "attachedNames"] as const;
+
+/**
+ * The checked input holding the declared configuration's hash (the output `contentHash` once
+ * written), under a `__` name the engine never displays in a diff. States written before 0.x hold
+ * it as `contentHash`, which nothing reads from the inputs.
+ */
+export const CONTENT_HASH_INPUT = "__contentHash";
 
 /** The managed configuration the program declares (inputs), normalized for comparison and hashing. */
 export function declaredConfig(inputs: Readonly<Record<string, unknown>>): JsonObject {

@@ -40,6 +40,7 @@ import {
   type AttachmentNames,
   agentChanges,
   attachedIds,
+  CONTENT_HASH_INPUT,
   configDigest,
   configurationHash,
   declaredConfig,
@@ -344,7 +345,9 @@ export const agentProvider: HandlerFactory = (ctx) => {
         changed ? readCatalogue : undefined,
       );
       if (failures.length > 0 || containsUnknown(declared)) return { inputs: news, failures };
-      return { inputs: { ...news, contentHash: configurationHash(declared) } };
+      // Under a `__` name, which the engine does not display: a reviewer reading the preview's diff
+      // sees the fields the person changed, not the hash (the report reads it: gitops/preview.ts).
+      return { inputs: { ...news, [CONTENT_HASH_INPUT]: configurationHash(declared) } };
     },
 
     async diff(_id, olds, news) {

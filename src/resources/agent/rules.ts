@@ -147,11 +147,12 @@ function catalogueError(err: unknown): Error {
       { cause: err },
     );
   }
+  // The cause first (a service not there, one that does not answer): what it left unchecked after.
   const reason = err instanceof Error ? err.message : String(err);
-  return new Error(`${capitalize(what)}: ${reason}`, { cause: err });
+  return new Error(`${reason} (the agent's configuration was not checked against the service's catalogue)`, {
+    cause: err,
+  });
 }
-
-const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /**
  * `work`, or a failure once the service has not answered anything for `ms`: time spent held by the
@@ -167,7 +168,7 @@ async function within<T>(ms: number, work: Promise<T>, client: VoiceAgentClient)
       const now = performance.now();
       const heard = pace.holding ? now : Math.max(start, pace.heardAt);
       if (now - heard >= ms) {
-        reject(new ExpectedFailure(`the service did not answer within ${Math.round(ms / 1000)} s`));
+        reject(new ExpectedFailure(`no answer from ${client.baseUrl} within ${Math.round(ms / 1000)} s`));
         return;
       }
       timer = setTimeout(watch, Math.max(50, ms - (now - heard)));

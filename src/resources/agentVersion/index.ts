@@ -41,8 +41,6 @@ import type { Verification } from "./verify";
 
 export type { RolledBack, Verification };
 
-type In<T> = pulumi.Input<T>;
-
 /** An analysis value a test call must give: the value, a list of accepted values, or `{ pattern }` (a regular expression). */
 export type ExpectedAnalysisValue =
   | string
@@ -54,20 +52,20 @@ export type ExpectedAnalysisValue =
 /** One test call of a verification, and what it must give. */
 export interface VerifyCallArgs {
   /** The number to call, E.164 (`+14155550100`): a test line that plays the caller. */
-  toNumber: In<string>;
+  toNumber: pulumi.Input<string>;
   /** Custom variables of the call (the agent's `{{variables}}`). Default: none. */
-  variables?: In<Record<string, In<string>>>;
+  variables?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /** Passthrough JSON returned on the call and in its events (e.g. the commit). Default: none. */
-  metadata?: In<Record<string, unknown>>;
+  metadata?: pulumi.Input<Record<string, unknown>>;
   /** What the finished call must give. Default: status `completed`, any analysis. */
-  expect?: In<{
+  expect?: pulumi.Input<{
     /** The accepted final status, or a list of them. Default `completed`. */
-    status?: In<string | string[]>;
+    status?: pulumi.Input<string | string[]>;
     /**
      * Analysis values, by group name then analysis name, as the call's `custom_analysis` keys them
      * (`{ "Default Analysis": { "User Sentiment": ["positive", "neutral"] } }`).
      */
-    analysis?: In<Record<string, Record<string, ExpectedAnalysisValue>>>;
+    analysis?: pulumi.Input<Record<string, Record<string, ExpectedAnalysisValue>>>;
   }>;
 }
 
@@ -77,32 +75,32 @@ export interface VerifyCallArgs {
  */
 export interface VerifyArgs {
   /** The test calls, placed pinned to the version while it is not live; at least one. */
-  calls: In<In<VerifyCallArgs>[]>;
+  calls: pulumi.Input<pulumi.Input<VerifyCallArgs>[]>;
   /** How long to wait for every call to finish and be analysed. Default 600. */
-  timeoutSeconds?: In<number>;
+  timeoutSeconds?: pulumi.Input<number>;
   /**
    * Raise (0, 1, 2, ...) to place the test calls anew. Each call is placed once per version,
    * call and attempt: a repeated or interrupted `up` judges the calls already placed. Default 0.
    */
-  attempt?: In<number>;
+  attempt?: pulumi.Input<number>;
 }
 
 /** A bound on the share of watched calls whose analysis holds a value (promotion's form). */
 export interface WatchAnalysisRateArgs {
   /** `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`. */
-  analysis: In<string>;
+  analysis: pulumi.Input<string>;
   /** The value counted, e.g. `negative`. */
-  value: In<string | number | boolean>;
+  value: pulumi.Input<string | number | boolean>;
   /** The largest share of measured calls allowed to hold it, 0 to 1 (`0.2` is 20%). */
-  atMost: In<number>;
+  atMost: pulumi.Input<number>;
 }
 
 /** A bound on the share of watched calls that finished with one of some statuses. */
 export interface WatchStatusRateArgs {
   /** The final status counted, or a list of them (e.g. `["failed", "no_answer"]`). */
-  status: In<string | In<string>[]>;
+  status: pulumi.Input<string | pulumi.Input<string>[]>;
   /** The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%). */
-  atMost: In<number>;
+  atMost: pulumi.Input<number>;
 }
 
 /**
@@ -112,19 +110,19 @@ export interface WatchStatusRateArgs {
  */
 export interface WatchArgs {
   /** The bounds; at least one. */
-  rates: In<In<WatchAnalysisRateArgs | WatchStatusRateArgs>[]>;
+  rates: pulumi.Input<pulumi.Input<WatchAnalysisRateArgs | WatchStatusRateArgs>[]>;
   /** Calls measured before any verdict (fewer is inconclusive: nothing is done). Default 20. */
-  minCalls?: In<number>;
+  minCalls?: pulumi.Input<number>;
   /** Judge only the calls of the last this many minutes. Default: every call since the version went live. */
-  windowMinutes?: In<number>;
+  windowMinutes?: pulumi.Input<number>;
   /** The call origins judged. Default: `widget`, `batch`, `inbound` (not `api`, `dashboard`, `demo`: tests). */
-  origins?: In<In<string>[]>;
+  origins?: pulumi.Input<pulumi.Input<string>[]>;
   /**
    * Confidence a verdict needs, between 0.5 and 1, held over every pass of the watch (a confidence
    * sequence): a version whose true share is at its bound is rolled back with a chance of at most
    * 1 - confidence, however long it is watched. Default 0.95.
    */
-  confidence?: In<number>;
+  confidence?: pulumi.Input<number>;
 }
 
 /** Inputs of an {@link AgentVersion}. */
@@ -132,23 +130,23 @@ export interface AgentVersionArgs {
   /** The agent whose working draft to publish. Its configuration hash decides when a new version is needed. */
   agent: Agent;
   /** Short name of the version, e.g. a release tag; editable after publishing. Default: none. */
-  label?: In<string>;
+  label?: pulumi.Input<string>;
   /** Free text about the version, e.g. the commit message; editable after publishing. Default: none. */
-  notes?: In<string>;
+  notes?: pulumi.Input<string>;
   /** Put this version live (make it answer calls). Default `true`. `false` publishes without moving the live pointer. */
-  live?: In<boolean>;
+  live?: pulumi.Input<boolean>;
   /**
    * Pin an existing published version by number instead of publishing the draft: a rollback that
    * publishes nothing. The program asking by name: it goes live even if a rollback took it off air.
    * Default: unset (publish the draft).
    */
-  version?: In<number>;
+  version?: pulumi.Input<number>;
   /**
    * Test calls that must pass before this version goes live (also for a pinned or reused version: a
    * verified rollback). When they fail or time out, the update fails: the version stays published
    * and the earlier live version stays live. A version already live places no calls. Default: none.
    */
-  verify?: In<VerifyArgs>;
+  verify?: pulumi.Input<VerifyArgs>;
   /**
    * Promotion with proof (docs/gitops.md, "Promoting staging to production"): publish only the
    * configuration live on a staging agent (`from`), once it has been live long enough, on enough
@@ -163,13 +161,13 @@ export interface AgentVersionArgs {
    * `voice-agent-diff --watch`, which rolls back to the previous version when one is exceeded with
    * confidence. Changing it alone writes nothing. Default: none (nothing is watched).
    */
-  watch?: In<WatchArgs>;
+  watch?: pulumi.Input<WatchArgs>;
   /**
    * Raise (0, 1, 2, ...) to put this version back live after it was taken off air (a rollback by
    * the watch or in the dashboard): until then no deploy puts it back, nor one that finds it by its
    * configuration (a revert then a re-apply, a new AgentVersion for the agent). Default 0.
    */
-  reinstate?: In<number>;
+  reinstate?: pulumi.Input<number>;
 }
 
 /** A published version of an agent, and whether it is live. */
@@ -182,6 +180,11 @@ export class AgentVersion extends ServiceResource {
   declare readonly versionId: pulumi.Output<string>;
   /** Whether this version answers calls (as last read). */
   declare readonly isLive: pulumi.Output<boolean>;
+  /**
+   * The version of the agent that answers calls, or `null` when it is off air: this version once it
+   * goes live, another after a rollback (as last read: `pulumi refresh` reads it anew).
+   */
+  declare readonly liveVersion: pulumi.Output<number | null>;
   /** `published` (a new version), `reused` (a published version already held this configuration) or `pinned`. */
   declare readonly origin: pulumi.Output<"published" | "reused" | "pinned">;
   /** The deploy-history action of the last activation: `activate`, `rollback`, or `none`. */
@@ -238,6 +241,9 @@ export class AgentVersion extends ServiceResource {
         ...unknown,
         agentId: args.agent.agentId,
         contentHash: publishing ? args.agent.contentHash : undefined,
+        // The same hash as the Agent's checked input: known in the preview of the Agent's change,
+        // when the output is not (the provider reads the one that is known: layout.ts).
+        __contentHash: publishing ? contentHashInput(args.agent) : undefined,
         // Where to look for a published version that already holds the draft's configuration.
         knownVersion: publishing
           ? pulumi
@@ -277,6 +283,7 @@ export class AgentVersion extends ServiceResource {
         version: undefined,
         versionId: undefined,
         isLive: undefined,
+        liveVersion: undefined,
         origin: undefined,
         activation: undefined,
         blockedReasons: undefined,
@@ -321,6 +328,11 @@ export class AgentVersion extends ServiceResource {
       });
     }
   }
+}
+
+/** The Agent's checked `__contentHash` (registered by the Agent, not a public output). */
+function contentHashInput(agent: Agent): pulumi.Output<string> | undefined {
+  return (agent as unknown as Record<string, pulumi.Output<string> | undefined>).__contentHash;
 }
 
 /** The configuration an Agent declares, as its outputs (known at preview: the Agent's checked inputs). */

@@ -4,8 +4,6 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 
-type In<T> = pulumi.Input<T>;
-
 /**
  * A bound on the share of staging's counted calls holding a value, among those that carry a value
  * for the analysis. A rate with no such call is not met.
@@ -15,52 +13,52 @@ export interface PromoteRateArgs {
    * `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`;
    * compared exactly with what staging's agent produces (a name it does not produce is refused at preview).
    */
-  analysis: In<string>;
+  analysis: pulumi.Input<string>;
   /** The value counted, e.g. `negative`. */
-  value: In<string | number | boolean>;
+  value: pulumi.Input<string | number | boolean>;
   /** The largest share of counted calls allowed to hold it, 0 to 1 (`0.1` is 10%). */
-  atMost: In<number>;
+  atMost: pulumi.Input<number>;
 }
 
 /** Where a version is promoted from, and the proof it needs there. */
 export interface PromoteArgs {
   /** The staging agent's id, typically a `StackReference` output of the staging stack. */
-  from: In<string>;
+  from: pulumi.Input<string>;
   /** Staging's live version has been live at least this long (deploy history). Fractions allowed. Default 0. */
-  soakMinutes?: In<number>;
+  soakMinutes?: pulumi.Input<number>;
   /**
    * At least this many calls answered by staging's live version since it went live that became a
    * conversation and were analysed (a call that never connected, reached voicemail or awaits its
    * analysis does not count; docs/service-decisions.md, "Calls as evidence"). Default 1: `0` promotes
    * without a call.
    */
-  minCalls?: In<number>;
+  minCalls?: pulumi.Input<number>;
   /**
    * Bounds on analysis shares over those calls. Each is judged only over at least `minCalls` calls
    * that carry its analysis's value (fewer is not met). Default: none.
    */
-  rates?: In<In<PromoteRateArgs>[]>;
+  rates?: pulumi.Input<pulumi.Input<PromoteRateArgs>[]>;
   /**
    * Judge each rate by the top of its Wilson score interval at this confidence (e.g. 0.95; between
    * 0.5 and 1) instead of the observed share: a rate passes only when the share is within its bound
    * with that confidence. Default: unset (the observed share).
    */
-  confidence?: In<number>;
+  confidence?: pulumi.Input<number>;
   /**
    * The call origins that count (`widget`, `dashboard`, `batch`, `inbound`, `demo`, `api`). Default:
    * `widget`, `batch`, `inbound`: test calls placed through the API (`api`, verification) and a person
    * trying the agent (`dashboard`, `demo`) do not count as callers; list them to count them.
    */
-  origins?: In<In<string>[]>;
+  origins?: pulumi.Input<pulumi.Input<string>[]>;
   /**
    * Paths of the configuration, in the program's spelling, that may differ between environments
    * (`name`, `numbers`, `variables[callee_region].defaultValue`: list elements by their key). Default: none.
    */
-  ignore?: In<In<string>[]>;
+  ignore?: pulumi.Input<pulumi.Input<string>[]>;
   /** Staging workspace's API key when it is not this stack's (kept a secret). Default: this stack's provider settings. */
-  apiKey?: In<string>;
+  apiKey?: pulumi.Input<string>;
   /** Staging's service URL, with `apiKey`. Default: this stack's. */
-  baseUrl?: In<string>;
+  baseUrl?: pulumi.Input<string>;
 }
 
 /** What an AgentVersion promoted. */

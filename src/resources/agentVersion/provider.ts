@@ -35,8 +35,9 @@ import { unknownInputs } from "../../provider/managed";
 import { deepEqual, dropUndefined, type Json } from "../../provider/normalize";
 import type { HandlerFactory, Props, ProviderContext } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
-import { containsUnknown } from "../../provider/unknowns";
+import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { workingVersion } from "../agent/provider";
+import { flatDraft, foldedDraft, withContentHash } from "./layout";
 import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from "./promote";
 import type { Promotion } from "./promoteArgs";
 import type { Proof } from "./proof";
@@ -275,6 +276,8 @@ function outputs(
     version: detail.version,
     versionId: detail.version_id,
     isLive: detail.is_live,
+    // The agent's live version: this one once it is live, else whichever the service has live.
+    liveVersion: detail.is_live ? detail.version : (detail.live_version ?? null),
     label: detail.label ?? undefined,
     notes: detail.notes ?? undefined,
     origin,
@@ -509,7 +512,8 @@ async function attachedGroups(
   return names.every((n) => n !== undefined) ? (names as string[]) : undefined;
 }
 
-export const agentVersionProvider: HandlerFactory = (ctx) => ({
+/** The handlers, on the inputs with the bookkeeping at the top level (see `withDraftLayout`). */
+const handlers: HandlerFactory = (ctx) => ({
   async check(olds, news) {
     const failures: pulumi.dynamic.CheckFailure[] = unknownInputs(
       { managed: [] },
@@ -740,3 +744,27 @@ export const agentVersionProvider: HandlerFactory = (ctx) => ({
     // Removing an AgentVersion never deletes history: the version stays published in the service.
   },
 });
+
+/**
+ * The AgentVersion's handlers as the engine calls them: every property map read with the
+ * bookkeeping at the top level (either layout, `layout.ts`), and the inputs handed back (`check`,
+ * `read`) with it under `__draft`, which the engine does not display.
+ */
+function withDraftLayout(h: ReturnType<HandlerFactory>): ReturnType<HandlerFactory> {
+  return {
+    check: async (olds, news) => {
+      const r = await h.check(flatDraft(olds), withContentHash(flatDraft(news), UNKNOWN));
+      return r.inputs ? { ...r, inputs: foldedDraft(r.inputs) } : r;
+    },
+    diff: (id, olds, news) => h.diff(id, flatDraft(olds), flatDraft(news)),
+    create: (props) => h.create(flatDraft(props)),
+    read: async (id, props) => {
+      const r = await h.read(id, flatDraft(props));
+      return r.inputs ? { ...r, inputs: foldedDraft(r.inputs) } : r;
+    },
+    update: (id, olds, news) => h.update(id, flatDraft(olds), flatDraft(news)),
+    delete: (id, props) => h.delete(id, flatDraft(props)),
+  };
+}
+
+export const agentVersionProvider: HandlerFactory = (ctx) => withDraftLayout(handlers(ctx));

@@ -23,39 +23,37 @@ import { recordAttachable } from "../attachmentNames";
 import { createMarker } from "../createMarker";
 import { ServiceResource } from "../serviceResource";
 
-type In<T> = pulumi.Input<T>;
-
 /** One analysis the group runs after each call. */
 export interface AnalysisItemArgs {
   /** Unique within the group, 1 to 255 characters; items are matched by name across updates. */
-  name: In<string>;
+  name: pulumi.Input<string>;
   /** What to extract; guides the analysis. Default: unset (not managed). */
-  description?: In<string | null>;
+  description?: pulumi.Input<string | null>;
   /** Kind of result. */
-  type: In<"text" | "boolean" | "number" | "enum">;
+  type: pulumi.Input<"text" | "boolean" | "number" | "enum">;
   /** The allowed results of an `enum` item (required there, refused on other types). */
-  enumValues?: In<In<string>[] | null>;
+  enumValues?: pulumi.Input<pulumi.Input<string>[] | null>;
   /** Run this item. Service default `true`. */
-  enabled?: In<boolean>;
+  enabled?: pulumi.Input<boolean>;
 }
 
 /** Inputs of an {@link AnalysisGroup}. */
 export interface AnalysisGroupArgs {
   /** Display name, 1 to 255 characters, unique in the workspace. Required unless adopting. */
-  name?: In<string>;
+  name?: pulumi.Input<string>;
   /** Free text. Default: unset (not managed); `null` clears it. */
-  description?: In<string | null>;
+  description?: pulumi.Input<string | null>;
   /** Run the group. Service default `true`. */
-  enabled?: In<boolean>;
+  enabled?: pulumi.Input<boolean>;
   /** The whole item set, in any order. Default: unset (the items are not managed). */
-  items?: In<In<AnalysisItemArgs>[]>;
+  items?: pulumi.Input<pulumi.Input<AnalysisItemArgs>[]>;
   /**
    * Manage the workspace's Default Analysis group (`User Sentiment`, `Outcome`, `Language`)
    * instead of creating a group. Destroy leaves it in place as it then is. Create only.
    */
-  adoptDefault?: In<boolean>;
+  adoptDefault?: pulumi.Input<boolean>;
   /** Id of an existing group to take over instead of creating one. Create only. */
-  adoptId?: In<string>;
+  adoptId?: pulumi.Input<string>;
 }
 
 /** A custom-analysis group. Attach it to agents with `analysisGroupIds: [group.id]`. */

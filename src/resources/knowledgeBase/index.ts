@@ -28,22 +28,20 @@ import { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus } fr
 
 export { DEFAULT_KB_READY_TIMEOUT_SECONDS, type KnowledgeBaseDocumentStatus };
 
-type In<T> = pulumi.Input<T>;
-
 /** A document given as text. */
 export interface KnowledgeBaseTextDocumentArgs {
   /** Unique within the knowledge base, 1 to 255 characters; documents are matched by name. */
-  name: In<string>;
+  name: pulumi.Input<string>;
   /** The content (at least one character). */
-  text: In<string>;
+  text: pulumi.Input<string>;
 }
 
 /** A document fetched from a URL by the service. */
 export interface KnowledgeBaseUrlDocumentArgs {
   /** Unique within the knowledge base, 1 to 255 characters; documents are matched by name. */
-  name: In<string>;
+  name: pulumi.Input<string>;
   /** An http or https URL the service fetches. An unreachable URL makes the document `failed`. */
-  url: In<string>;
+  url: pulumi.Input<string>;
 }
 
 /**
@@ -55,9 +53,9 @@ export interface KnowledgeBaseUrlDocumentArgs {
  */
 export interface KnowledgeBaseHeldTextDocumentArgs {
   /** The name of a text document the adopted knowledge base holds. */
-  name: In<string>;
+  name: pulumi.Input<string>;
   /** Always `true`. */
-  heldText: In<true>;
+  heldText: pulumi.Input<true>;
 }
 
 /** A document: exactly one of `text`, `url` or (in an adopted knowledge base) `heldText`. */
@@ -69,22 +67,22 @@ export type KnowledgeBaseDocumentArgs =
 /** Inputs of a {@link KnowledgeBase}. */
 export interface KnowledgeBaseArgs {
   /** Display name, 1 to 255 characters. */
-  name: In<string>;
+  name: pulumi.Input<string>;
   /** Free text. Default: unset (not managed); `null` clears it. */
-  description?: In<string | null>;
+  description?: pulumi.Input<string | null>;
   /** The whole document set, in any order. Default: no documents. */
-  documents?: In<In<KnowledgeBaseDocumentArgs>[]>;
+  documents?: pulumi.Input<pulumi.Input<KnowledgeBaseDocumentArgs>[]>;
   /**
    * How long create and update wait for every document to be `ready`. Default 300 seconds.
    * Changing it alone changes nothing in the service.
    */
-  readyTimeoutSeconds?: In<number>;
+  readyTimeoutSeconds?: pulumi.Input<number>;
   /**
    * Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
    * be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
    * documents (`documents` defaults to none). Changing it later has no effect.
    */
-  adoptId?: In<string>;
+  adoptId?: pulumi.Input<string>;
 }
 
 /** A knowledge base. Attach it to agents with `knowledgeBaseIds: [kb.id]`. */

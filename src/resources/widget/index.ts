@@ -26,95 +26,93 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ServiceResource } from "../serviceResource";
 
-type In<T> = pulumi.Input<T>;
-
 /**
  * Appearance and placement of the widget. Every field is optional: a field left unset keeps the
  * service's value and is not managed.
  */
 export interface WidgetThemeArgs {
   /** Panel title. */
-  title?: In<string>;
+  title?: pulumi.Input<string>;
   /** Line under the title. */
-  subtitle?: In<string>;
+  subtitle?: pulumi.Input<string>;
   /** First message shown to a visitor. */
-  welcomeMessage?: In<string>;
+  welcomeMessage?: pulumi.Input<string>;
   /** Logo image URL; `null` shows none. */
-  logoUrl?: In<string | null>;
+  logoUrl?: pulumi.Input<string | null>;
   /** Accent colour, `#RRGGBB` (compared without regard to case). */
-  accentColor?: In<string>;
+  accentColor?: pulumi.Input<string>;
   /** Launcher text colour, `#RRGGBB`. */
-  launcherTextColor?: In<string>;
+  launcherTextColor?: pulumi.Input<string>;
   /** Visitor message bubble colour, `#RRGGBB`. */
-  userMessageColor?: In<string>;
+  userMessageColor?: pulumi.Input<string>;
   /** Visitor message text colour, `#RRGGBB`. */
-  userMessageTextColor?: In<string>;
+  userMessageTextColor?: pulumi.Input<string>;
   /** Agent message bubble colour, `#RRGGBB`. */
-  assistantMessageColor?: In<string>;
+  assistantMessageColor?: pulumi.Input<string>;
   /** Agent message text colour, `#RRGGBB`. */
-  assistantMessageTextColor?: In<string>;
+  assistantMessageTextColor?: pulumi.Input<string>;
   /** Corner the widget sits in. Service default `bottom-right`. */
-  position?: In<"bottom-right" | "bottom-left" | "top-right" | "top-left">;
+  position?: pulumi.Input<"bottom-right" | "bottom-left" | "top-right" | "top-left">;
   /** Text of the launcher button. */
-  launcherLabel?: In<string>;
+  launcherLabel?: pulumi.Input<string>;
   /** Launcher button shape. Service default `rounded`. */
-  buttonShape?: In<"rounded" | "square" | "pill">;
+  buttonShape?: pulumi.Input<"rounded" | "square" | "pill">;
   /** Panel corner radius, integer pixels (0 to 4096). */
-  panelRadius?: In<number>;
+  panelRadius?: pulumi.Input<number>;
   /** Message bubble radius, integer pixels (0 to 4096). */
-  messageRadius?: In<number>;
+  messageRadius?: pulumi.Input<number>;
   /** Launcher radius, integer pixels (0 to 4096). */
-  launcherRadius?: In<number>;
+  launcherRadius?: pulumi.Input<number>;
   /** Icon radius, integer pixels (0 to 4096). */
-  iconRadius?: In<number>;
+  iconRadius?: pulumi.Input<number>;
   /** Dock icon size, integer pixels (0 to 4096). */
-  dockIconSize?: In<number>;
+  dockIconSize?: pulumi.Input<number>;
   /** Launcher horizontal padding, integer pixels (0 to 4096). */
-  launcherPaddingX?: In<number>;
+  launcherPaddingX?: pulumi.Input<number>;
   /** Launcher vertical padding, integer pixels (0 to 4096). */
-  launcherPaddingY?: In<number>;
+  launcherPaddingY?: pulumi.Input<number>;
   /** Panel width, integer pixels (0 to 4096). */
-  widgetWidth?: In<number>;
+  widgetWidth?: pulumi.Input<number>;
   /** Panel height, integer pixels (0 to 4096). */
-  widgetHeight?: In<number>;
+  widgetHeight?: pulumi.Input<number>;
   /** Show the agent's inbound phone number in the panel. */
-  showInboundNumber?: In<boolean>;
+  showInboundNumber?: pulumi.Input<boolean>;
 }
 
 /** The widget's configuration. Every field but `agentId` is optional: what is not set is not managed. */
 export interface WidgetArgs {
   /** The agent whose widget this is (e.g. `agent.agentId`). Changing it moves to another agent's widget (replace). */
-  agentId: In<string>;
+  agentId: pulumi.Input<string>;
   /** Display name, 1 to 255 characters. Service default: the agent's name. */
-  name?: In<string>;
+  name?: pulumi.Input<string>;
   /**
    * The security boundary: the exact origins (`scheme://host[:port]`) whose pages may use the
    * public key. https only, except `http://localhost` and `http://127.0.0.1`; no path, no
    * wildcard. The whole set, in any order (it replaces the service's set). Service default: none.
    */
-  allowedOrigins?: In<In<string>[]>;
+  allowedOrigins?: pulumi.Input<pulumi.Input<string>[]>;
   /** Whether visitors can type (`chat`), talk (`talk`), or both. Service default: both on. */
-  enabledModes?: In<{ chat?: In<boolean>; talk?: In<boolean> }>;
+  enabledModes?: pulumi.Input<{ chat?: pulumi.Input<boolean>; talk?: pulumi.Input<boolean> }>;
   /** Appearance and placement. */
-  theme?: In<WidgetThemeArgs>;
+  theme?: pulumi.Input<WidgetThemeArgs>;
   /**
    * Values of the agent's `{{variables}}` for every conversation the widget starts. Keys are kept
    * exactly as written. The whole map: a variable removed here is removed from the widget.
    */
-  defaultVariables?: In<Record<string, In<string>>>;
+  defaultVariables?: pulumi.Input<Record<string, pulumi.Input<string>>>;
   /** `active` (serving) or `paused`. Default `active`: a widget paused elsewhere shows as drift. */
-  status?: In<"active" | "paused">;
+  status?: pulumi.Input<"active" | "paused">;
   /**
    * Any value; changing it rotates the public key (the old key stops working, the new one is the
    * secret output `publicKey`). Default: unset.
    */
-  rotateKeyTrigger?: In<string | number>;
+  rotateKeyTrigger?: pulumi.Input<string | number>;
   /**
    * Rotate the key once on create, so `publicKey` is known from the first `up`. Default `true`.
    * Set `false` when adopting a widget whose current key is already embedded in a site: `publicKey`
    * is then `null` until the first rotation by `rotateKeyTrigger`.
    */
-  rotateKeyOnCreate?: In<boolean>;
+  rotateKeyOnCreate?: pulumi.Input<boolean>;
 }
 
 /**

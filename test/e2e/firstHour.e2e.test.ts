@@ -1,0 +1,122 @@
+/**
+ * What a new user meets first, from the package installed from its tarball in a fresh project (the
+ * host under test: ours, or Pulumi's stock one with PVA_PULUMI_HOST=stock):
+ * - a service that is not there fails `preview` and `up` within seconds, naming the address and the
+ *   cause, once (not after the catalogue's 10 s wait, not per resource);
+ * - `pulumi preview --diff` of a prompt change shows `systemPrompt` and none of the bookkeeping the
+ *   AgentVersion copies from its Agent;
+ * - a misspelt key one level down is refused with the likely one.
+ */
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
+import { PulumiProject } from "../support/pulumi";
+
+const BOOKKEEPING = [
+  "contentHash",
+  "draftHash",
+  "documentRevision",
+  "draftVersion",
+  "knownUpTo",
+  "latestVersion",
+  "knownVersion",
+  "draftPublished",
+];
+
+const program = (prompt: string, extra = "") => `
+import * as va from "pulumi-voice-agent";
+const agent = new va.Agent("support", {
+  name: "First hour",
+  systemPrompt: ${JSON.stringify(prompt)},
+  voice: { provider: "sarvam", voiceId: "meera" },${extra}
+});
+const version = new va.AgentVersion("support-live", { agent });
+new va.Agent("other", { name: "Second agent", voice: { provider: "sarvam", voiceId: "meera" } });
+export const live = version.liveVersion;
+`;
+
+let emu: RunningEmulator;
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0 });
+});
+afterAll(async () => {
+  await emu?.close();
+});
+
+/** A port on 127.0.0.1 nothing listens on. */
+function deadPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe("the first hour", () => {
+  test("a prompt change's preview shows systemPrompt and no bookkeeping; a dead URL fails at once, once; a misspelt nested key is refused with the likely one", async () => {
+    const p = await PulumiProject.create({
+      installed: true,
+      program: program("## Agent Purpose\nHelp customers track orders."),
+      config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+    });
+    try {
+      await p.upAndSettle({ quiet: true });
+      expect((await p.outputs()).live).toBe(0);
+
+      // The reviewer's preview: what the person changed, and none of the provider's bookkeeping.
+      p.setProgram(program("## Agent Purpose\nHelp customers track and return orders."));
+      const t0 = Date.now();
+      const diff = await p.preview();
+      // What a preview that reads the catalogue takes on this machine now (it is shared: a loaded
+      // machine stretches every command; the failure below may add no more than its own wait).
+      const baseline = Date.now() - t0;
+      const text = diff.stdout + diff.stderr;
+      expect(text).toMatch(/~ systemPrompt/);
+      for (const field of BOOKKEEPING) expect(text, field).not.toMatch(new RegExp(`\\b${field}\\b`));
+      await p.upAndSettle({ quiet: true });
+      expect((await p.outputs()).live).toBe(1);
+
+      // A misspelt key one level down: refused at preview, with the key meant.
+      p.setProgram(
+        program(
+          "## Agent Purpose\nHelp customers track and return orders.",
+          "\n  conversation: { silenceRemindr: { enabled: true } },",
+        ),
+      );
+      const typo = await p.preview({ allowFailure: true });
+      expect(typo.code).not.toBe(0);
+      expect(typo.stdout + typo.stderr).toContain(
+        "conversation.silenceRemindr: not an input (did you mean silenceReminder?)",
+      );
+
+      // Nothing at the address: preview and up fail within seconds, saying so once.
+      p.setProgram(program("## Agent Purpose\nHelp customers track, return and exchange orders."));
+      const port = await deadPort();
+      await p.pulumi(["config", "set", "voice-agent:baseUrl", `http://127.0.0.1:${port}`]);
+      const said = `connection refused at http://127.0.0.1:${port}: is the service or the emulator running?`;
+      // (`--diff`: the display that prints each diagnostic once, as CI logs show it.)
+      for (const command of [
+        ["preview", "--diff"],
+        ["up", "--yes", "--skip-preview", "--diff"],
+      ]) {
+        const started = Date.now();
+        const r = await p.pulumi(command, { allowFailure: true });
+        const out = r.stdout + r.stderr;
+        const took = Date.now() - started;
+        // Within 8 s on an idle machine (about 1.5 s for the command, 2 s of retries); never the
+        // catalogue's 10 s wait or the client's 120 s retry budget.
+        expect(
+          took - baseline,
+          `${command.join(" ")}: ${took} ms, a working preview ${baseline} ms`,
+        ).toBeLessThan(5_000);
+        expect(r.code).not.toBe(0);
+        expect(out.split(said).length - 1, out).toBe(1);
+      }
+    } finally {
+      p.cleanup();
+    }
+  }, 600_000);
+});
