@@ -28,7 +28,8 @@ function pulumiTree(spec: Node, at: string, out: Map<string, Set<string>>, seen 
   if (ref) {
     if (seen.has(`${ref}@${at}`)) return;
     seen.add(`${ref}@${at}`);
-    return pulumiTree(schema.types[ref] as Node, at, out, seen);
+    pulumiTree(schema.types[ref] as Node, at, out, seen);
+    return;
   }
   if (Array.isArray(spec.oneOf)) for (const s of spec.oneOf as Node[]) pulumiTree(s, at, out, seen);
   if (spec.items) pulumiTree(spec.items as Node, `${at}[]`, out, seen);
