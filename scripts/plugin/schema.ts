@@ -24,6 +24,12 @@ const RESOURCES = [
   { name: "AnalysisGroup", file: "src/resources/analysisGroup/index.ts", args: "AnalysisGroupArgs" },
 ] as const;
 
+/** The catalogue lookups, served as functions (`LOOKUPS`: each takes a client, then its arguments). */
+const LOOKUPS_FILE = "src/resources/catalogueLookups.ts";
+
+/** A function's result: Pulumi's functions return an object, so a list is its `items`, a map its `providers`. */
+export const RESULT_KEYS = { list: "items", map: "providers" } as const;
+
 /** Values Pulumi keeps secret wherever it holds them (resource.property or type.property). */
 const SECRETS = new Set(["Widget.publicKey", "Promote.apiKey"]);
 
@@ -46,6 +52,7 @@ interface Schema {
   config: { variables: Record<string, Spec> };
   provider: Spec;
   resources: Record<string, Spec>;
+  functions: Record<string, Spec>;
   types: Record<string, Spec>;
 }
 
@@ -54,7 +61,7 @@ const pascal = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** The schema, as an object (the same every run: sorted where order is not the source's). */
 export function generateSchema(): Schema {
   const program = ts.createProgram(
-    RESOURCES.map((r) => path.join(ROOT, r.file)),
+    [...RESOURCES.map((r) => path.join(ROOT, r.file)), path.join(ROOT, LOOKUPS_FILE)],
     {
       strict: true,
       module: ts.ModuleKind.Node16,
@@ -65,6 +72,7 @@ export function generateSchema(): Schema {
   );
   const checker = program.getTypeChecker();
   const types: Record<string, Spec> = {};
+  const typeSources = new Map<string, ts.Symbol | ts.Type>();
 
   const docOf = (sym: ts.Symbol): string | undefined => {
     const text = ts.displayPartsToString(sym.getDocumentationComment(checker)).trim();
@@ -107,6 +115,11 @@ export function generateSchema(): Schema {
       );
       if (prim) return specOfOne(prim, owner);
     }
+    // A tuple (`[min, max]`) is a list of its first element's type.
+    if (checker.isTupleType(t)) {
+      const [first] = checker.getTypeArguments(t as ts.TypeReference);
+      return { type: "array", items: first ? specOf(first, `${owner}Item`) : { $ref: "pulumi.json#/Any" } };
+    }
     if (checker.isArrayType(t)) {
       const [item] = checker.getTypeArguments(t as ts.TypeReference);
       return { type: "array", items: item ? specOf(item, `${owner}Item`) : { $ref: "pulumi.json#/Any" } };
@@ -123,10 +136,14 @@ export function generateSchema(): Schema {
         sym && !(sym.flags & ts.SymbolFlags.TypeLiteral) && sym.getName() !== "__type"
           ? sym.getName()
           : undefined;
-      const name = declared ? declared.replace(/Args$/, "") : owner;
+      // The catalogue's types (a Voice offered) are not the inputs' (an agent's VoiceArgs).
+      const catalogue = sym?.declarations?.[0]?.getSourceFile().fileName.endsWith(LOOKUPS_FILE) ?? false;
+      const name = declared ? `${catalogue ? "Catalogue" : ""}${declared.replace(/Args$/, "")}` : owner;
       const token = TOKEN(name);
-      if (!types[token]) {
-        types[token] = { type: "object" }; // placeholder: recursion-safe
+      const from = typeSources.get(token);
+      if (from && from !== (sym ?? t)) throw new Error(`schema: two types named ${token}`);
+      if (!from) {
+        typeSources.set(token, sym ?? t);
         types[token] = objectSpec(t, name, sym ? docOf(sym) : undefined);
       }
       return { $ref: `#/types/${token}` };
@@ -228,6 +245,41 @@ export function generateSchema(): Schema {
     };
   }
 
+  const functions: Record<string, Spec> = {};
+  {
+    const source = program.getSourceFile(path.join(ROOT, LOOKUPS_FILE));
+    const moduleSym = source && checker.getSymbolAtLocation(source);
+    const lookups = moduleSym && checker.getExportsOfModule(moduleSym).find((s) => s.getName() === "LOOKUPS");
+    if (!lookups?.valueDeclaration) throw new Error(`schema: ${LOOKUPS_FILE} exports no LOOKUPS`);
+    const type = checker.getTypeOfSymbolAtLocation(lookups, lookups.valueDeclaration);
+    for (const fn of checker.getPropertiesOfType(type)) {
+      const decl = fn.valueDeclaration;
+      if (!decl) continue;
+      const [signature] = checker.getTypeOfSymbolAtLocation(fn, decl).getCallSignatures();
+      if (!signature) continue;
+      const name = fn.getName();
+      const Name = pascal(name.replace(/^get/, ""));
+      const argsParam = signature.getParameters()[1];
+      const inputs = argsParam?.valueDeclaration
+        ? propertiesOf(
+            checker.getNonNullableType(
+              checker.getTypeOfSymbolAtLocation(argsParam, argsParam.valueDeclaration),
+            ),
+            `${Name}Args`,
+            () => false,
+          )
+        : undefined;
+      const [result] = checker.getTypeArguments(signature.getReturnType() as ts.TypeReference);
+      if (!result) throw new Error(`schema: ${name} returns no promise`);
+      const key = checker.isArrayType(result) ? RESULT_KEYS.list : RESULT_KEYS.map;
+      functions[TOKEN(name)] = {
+        description: docOf(fn),
+        ...(inputs ? { inputs: { properties: sortKeys(inputs.properties) } } : {}),
+        outputs: { properties: { [key]: specOf(result, Name) }, required: [key] },
+      };
+    }
+  }
+
   const baseUrl = {
     type: "string",
     description:
@@ -264,6 +316,7 @@ export function generateSchema(): Schema {
       inputProperties: { baseUrl, apiKey },
     },
     resources,
+    functions: sortKeys(functions),
     types: sortKeys(types),
   };
 }

@@ -29,6 +29,7 @@ import type { VoiceAgentClient } from "../client";
 import { isExpectedFailure } from "../provider/failures";
 import { deepEqual } from "../provider/normalize";
 import type { HandlerFactory, ProviderContext, ResourceHandler } from "../provider/resource";
+import { LOOKUPS, type LookupName } from "../resources/catalogueLookups";
 import { RESOURCES, type ResourceKind } from "../resources/registry";
 import { type Face, KINDS, type KindFace } from "./faces";
 import { type Props, unwrap, wrap } from "./values";
@@ -74,6 +75,8 @@ function inputChanges(token: string, olds: Props, news: Props): string[] {
     (k) => (news[k] !== undefined || k in olds) && !deepEqual(olds[k] ?? null, news[k] ?? null),
   );
 }
+
+const isLookup = (name: string): name is LookupName => Object.hasOwn(LOOKUPS, name);
 
 /** The provider's settings, from `Configure`. */
 export interface Settings {
@@ -330,6 +333,22 @@ export class VoiceAgentProvider {
     return new emptypb.Empty();
   });
 
+  /** The catalogue lookups, as functions: the same `LOOKUPS` the program's lookups call. */
+  invoke = answer<provTypes.InvokeRequest, provTypes.InvokeResponse>(async (call) => {
+    const token = call.request.getTok();
+    const name = token.replace(/^voice-agent:index:/, "");
+    if (!isLookup(name)) throw new Error(`voice-agent: unknown function ${token}`);
+    const args = unwrap(fromStruct(call.request.getArgs())).values;
+    const c = await this.ctx.client();
+    const result: unknown = await (LOOKUPS[name] as (c: VoiceAgentClient, a: Props) => Promise<unknown>)(
+      c,
+      args,
+    );
+    const res = new provpb.InvokeResponse();
+    res.setReturn(toStruct({ [Array.isArray(result) ? "items" : "providers"]: result }));
+    return res;
+  });
+
   getSchema = answer<provTypes.GetSchemaRequest, provTypes.GetSchemaResponse>(async () => {
     const res = new provpb.GetSchemaResponse();
     res.setSchema(schemaText());
@@ -366,6 +385,7 @@ export async function serve(
     update: provider.update,
     delete: provider.delete,
     getSchema: provider.getSchema,
+    invoke: provider.invoke,
     getPluginInfo: provider.getPluginInfo,
     cancel: provider.cancel,
   };

@@ -19,6 +19,7 @@ import type { HandlerFactory } from "../../src/provider/resource";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
+import { LOOKUPS } from "../../src/resources/catalogueLookups";
 import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
 import type { ResourceKind } from "../../src/resources/registry";
 import { widgetProvider } from "../../src/resources/widget/provider";
@@ -268,6 +269,21 @@ describe("the dynamic resources and the plugin agree", () => {
     });
     expect(r.dynamic.vChange).toBe(true);
     expect(r.plugin).toEqual(r.dynamic);
+  });
+
+  test("the catalogue lookups answer alike (a program's lookup, the plugin's function)", async () => {
+    const args = { provider: "sarvam", language: "ta-IN" };
+    const direct = await LOOKUPS.getVoices(client, args);
+    const req = new provpb.InvokeRequest();
+    req.setTok("voice-agent:index:getVoices");
+    req.setArgs(toStruct(args));
+    const res = await unary<provTypes.InvokeRequest, provTypes.InvokeResponse>("invoke", req);
+    expect(direct.length).toBeGreaterThan(0);
+    expect(fromStruct(res.getReturn()).items).toEqual(direct);
+    const caps = new provpb.InvokeRequest();
+    caps.setTok("voice-agent:index:getTtsCapabilities");
+    const capsRes = await unary<provTypes.InvokeRequest, provTypes.InvokeResponse>("invoke", caps);
+    expect(fromStruct(capsRes.getReturn()).providers).toEqual(await LOOKUPS.getTtsCapabilities(client));
   });
 
   test("a KnowledgeBase and an AnalysisGroup: created alike, no-op diff none", async () => {
