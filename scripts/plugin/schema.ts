@@ -171,9 +171,8 @@ export function generateSchema(): Schema {
     }
     if (specs.length === 1 && specs[0]) return specs[0];
     if (specs.length === 0) return { $ref: "pulumi.json#/Any" };
-    // Pulumi's schema: a union is `oneOf` under the type of its first member.
-    const first = specs[0] as Spec;
-    return { ...("type" in first ? { type: first.type } : { type: "object" }), oneOf: specs };
+    // Pulumi's schema: a union is `oneOf` of its members.
+    return { oneOf: specs };
   };
 
   const propertiesOf = (t: ts.Type, owner: string, skip: (name: string) => boolean) => {

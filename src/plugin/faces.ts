@@ -28,6 +28,8 @@ export interface Face {
 
 export interface KindFace {
   kind: ResourceKind;
+  /** The outputs an update keeps: the resource's identity, known at the preview of a change. */
+  identity: readonly string[];
   /** The handler's `news` at check, from the program's inputs. */
   newsIn(news: Props, fc: Face): Props;
   /** The checked inputs for the engine, from the handler's. */
@@ -42,7 +44,7 @@ export interface KindFace {
   seen(urn: string, props: Props, fc: Face, planned?: boolean): void;
 }
 
-const same: Omit<KindFace, "kind"> = {
+const same: Omit<KindFace, "kind" | "identity"> = {
   newsIn: (news) => news,
   checkedOut: (checked) => checked,
   outputsOut: (outs) => outs,
@@ -78,6 +80,7 @@ const agent: KindFace = {
   ...same,
   ...withMarker,
   kind: "agent",
+  identity: ["agentId"],
   seen(urn, props, fc, planned) {
     // A change at preview: the checked inputs over the state; the hash unknown until checked.
     const view = planned
@@ -103,6 +106,7 @@ const VERSION_FIELDS: Record<string, readonly string[]> = {
 const agentVersion: KindFace = {
   ...same,
   kind: "agentVersion",
+  identity: ["agentId"],
   newsIn(news, fc) {
     const { agent: ref, version, ...rest } = news;
     const pinned = version !== undefined ? { pinnedVersion: version } : {};
@@ -153,7 +157,12 @@ const agentVersion: KindFace = {
 export const KINDS: Record<string, KindFace> = {
   "voice-agent:index:Agent": agent,
   "voice-agent:index:AgentVersion": agentVersion,
-  "voice-agent:index:Widget": { ...same, kind: "widget" },
-  "voice-agent:index:KnowledgeBase": { ...same, ...withMarker, kind: "knowledgeBase" },
-  "voice-agent:index:AnalysisGroup": { ...same, ...withMarker, kind: "analysisGroup" },
+  "voice-agent:index:Widget": { ...same, kind: "widget", identity: ["agentId", "widgetId"] },
+  "voice-agent:index:KnowledgeBase": {
+    ...same,
+    ...withMarker,
+    kind: "knowledgeBase",
+    identity: ["knowledgeBaseId"],
+  },
+  "voice-agent:index:AnalysisGroup": { ...same, ...withMarker, kind: "analysisGroup", identity: ["groupId"] },
 };

@@ -29,6 +29,7 @@ import type { VoiceAgentClient } from "../client";
 import { isExpectedFailure } from "../provider/failures";
 import { deepEqual } from "../provider/normalize";
 import type { HandlerFactory, ProviderContext, ResourceHandler } from "../provider/resource";
+import { UNKNOWN } from "../provider/unknowns";
 import { LOOKUPS, type LookupName } from "../resources/catalogueLookups";
 import { RESOURCES, type ResourceKind } from "../resources/registry";
 import { type Face, KINDS, type KindFace } from "./faces";
@@ -74,6 +75,26 @@ function inputChanges(token: string, olds: Props, news: Props): string[] {
   return Object.keys(schema.resources[token]?.inputProperties ?? {}).filter(
     (k) => (news[k] !== undefined || k in olds) && !deepEqual(olds[k] ?? null, news[k] ?? null),
   );
+}
+
+/**
+ * The outputs a preview plans for a create or update: the checked inputs (values the check
+ * computed, such as an Agent's content hash, included), every other output unknown until the
+ * write, but the resource's identity, which an update keeps (so `${agent.agentId}` stays known and
+ * a Widget on it is not replaced when the agent's configuration changes).
+ */
+function planned(token: string, olds: Props, news: Props): Props {
+  const schema = JSON.parse(schemaText()) as {
+    resources: Record<string, { properties: Record<string, unknown> }>;
+  };
+  const outputs = new Set([...Object.keys(schema.resources[token]?.properties ?? {}), ...Object.keys(olds)]);
+  const keeps = KINDS[token]?.identity ?? [];
+  const out: Props = { ...news };
+  for (const k of outputs) {
+    if (k in news) continue;
+    out[k] = keeps.includes(k) && olds[k] !== undefined ? olds[k] : UNKNOWN;
+  }
+  return out;
 }
 
 const isLookup = (name: string): name is LookupName => Object.hasOwn(LOOKUPS, name);
@@ -193,8 +214,8 @@ export class VoiceAgentProvider {
     res.setAcceptsecrets(true);
     res.setAcceptresources(true);
     res.setAcceptoutputs(false);
-    // At preview the engine takes the checked inputs as outputs, as for the dynamic resources.
-    res.setSupportspreview(false);
+    // At preview, `Create` and `Update` say what the outputs will be (`planned`).
+    res.setSupportspreview(true);
     return res;
   });
 
@@ -253,8 +274,9 @@ export class VoiceAgentProvider {
       result.changes === undefined ? D.DIFF_UNKNOWN : result.changes ? D.DIFF_SOME : D.DIFF_NONE,
     );
     const replaces = result.replaces ?? [];
+    // The handlers replace only for another agent (an AgentVersion's `agentId`: its `agent`).
     res.setReplacesList(
-      face.userFields(replaces, olds, news).filter((f) => f === "agent" || replaces.includes(f)),
+      replaces.map((k) => (k === "agentId" && req.getType().endsWith(":AgentVersion") ? "agent" : k)),
     );
     res.setStablesList(result.stables ?? []);
     res.setDeletebeforereplace(result.deleteBeforeReplace ?? false);
@@ -284,6 +306,11 @@ export class VoiceAgentProvider {
     const req = call.request;
     const { face, handler } = this.face(req.getType());
     const inputs = unwrap(fromStruct(req.getProperties()));
+    if (req.getPreview()) {
+      const res = new provpb.CreateResponse();
+      res.setProperties(toStruct(wrap(planned(req.getType(), {}, inputs.values), inputs.secrets)));
+      return res;
+    }
     const result = await handler.create(inputs.values);
     const outs = face.outputsOut((result.outs ?? {}) as Props, inputs.values);
     face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
@@ -317,6 +344,12 @@ export class VoiceAgentProvider {
     const { face, handler } = this.face(req.getType());
     const olds = unwrap(fromStruct(req.getOlds()));
     const news = unwrap(fromStruct(req.getNews()));
+    if (req.getPreview()) {
+      const res = new provpb.UpdateResponse();
+      const secrets = this.secretsOf(req.getType(), new Set([...olds.secrets, ...news.secrets]));
+      res.setProperties(toStruct(wrap(planned(req.getType(), olds.values, news.values), secrets)));
+      return res;
+    }
     const result = await handler.update(req.getId(), olds.values, news.values);
     const outs = face.outputsOut((result.outs ?? {}) as Props, news.values);
     face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
