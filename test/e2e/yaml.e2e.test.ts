@@ -64,6 +64,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  project?.cleanup();
   await emu?.close();
 });
 
@@ -86,9 +87,9 @@ describe("a YAML program on the voice-agent plugin", () => {
     const preview = await project.preview();
     // The agent's prompt changes, its version is updated in place (publishing), nothing else.
     expect(preview.stdout).toMatch(
-      /~ voice-agent:index:Agent: \(update\)[^]*::host\][^]*Always offer a callback/,
+      /~ voice-agent:index:Agent: \(update\)[\s\S]*::host\][\s\S]*Always offer a callback/,
     );
-    expect(preview.stdout).toMatch(/~ voice-agent:index:AgentVersion: \(update\)[^]*::live\]/);
+    expect(preview.stdout).toMatch(/~ voice-agent:index:AgentVersion: \(update\)[\s\S]*::live\]/);
     // The field named is the user's `agent` (not the content hash behind it).
     expect(preview.stdout).toMatch(/[-~] agent: /);
     expect(preview.stdout).not.toMatch(/replace|Widget/);
