@@ -57,22 +57,29 @@ export function schemaText(): string {
   return schemaCache;
 }
 
+interface SchemaResources {
+  resources: Record<
+    string,
+    { properties: Record<string, { secret?: boolean }>; inputProperties: Record<string, unknown> }
+  >;
+}
+let parsedSchema: SchemaResources | undefined;
+/** schema.json's resources, parsed once. */
+function schemaResources(): SchemaResources["resources"] {
+  parsedSchema ??= JSON.parse(schemaText()) as SchemaResources;
+  return parsedSchema.resources;
+}
+
 /** The outputs the schema declares secret, by resource token. */
 function secretOutputs(token: string): string[] {
-  const schema = JSON.parse(schemaText()) as {
-    resources: Record<string, { properties: Record<string, { secret?: boolean }> }>;
-  };
-  return Object.entries(schema.resources[token]?.properties ?? {})
+  return Object.entries(schemaResources()[token]?.properties ?? {})
     .filter(([, p]) => p.secret === true)
     .map(([k]) => k);
 }
 
 /** The inputs of `token` (by the schema) whose values differ between the state and the inputs. */
 function inputChanges(token: string, olds: Props, news: Props): string[] {
-  const schema = JSON.parse(schemaText()) as {
-    resources: Record<string, { inputProperties: Record<string, unknown> }>;
-  };
-  return Object.keys(schema.resources[token]?.inputProperties ?? {}).filter(
+  return Object.keys(schemaResources()[token]?.inputProperties ?? {}).filter(
     (k) => (news[k] !== undefined || k in olds) && !deepEqual(olds[k] ?? null, news[k] ?? null),
   );
 }
@@ -84,10 +91,7 @@ function inputChanges(token: string, olds: Props, news: Props): string[] {
  * a Widget on it is not replaced when the agent's configuration changes).
  */
 function planned(token: string, olds: Props, news: Props): Props {
-  const schema = JSON.parse(schemaText()) as {
-    resources: Record<string, { properties: Record<string, unknown> }>;
-  };
-  const outputs = new Set([...Object.keys(schema.resources[token]?.properties ?? {}), ...Object.keys(olds)]);
+  const outputs = new Set([...Object.keys(schemaResources()[token]?.properties ?? {}), ...Object.keys(olds)]);
   const keeps = KINDS[token]?.identity ?? [];
   const out: Props = { ...news };
   for (const k of outputs) {
