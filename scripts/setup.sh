@@ -88,6 +88,32 @@ for file in pulumi-resource-pulumi-nodejs lazy-sdk.js; do
 done
 log "$(pulumi version) at $PVA_PULUMI_DIR/bin"
 
+# 3b. Pulumi's YAML language host (pulumi-yaml v1.25.0, which pins pulumi v3.206.0: the newest the Go
+#     module proxy serves that builds), placed beside the CLI as a user's installation has it, for
+#     YAML programs on the provider plugin (docs/plugin.md). Built once (about 90 s) and reused;
+#     without Go it is left out, and the YAML tests say so.
+PVA_YAML_VERSION="1.25.0"
+if [ ! -x "$PVA_PULUMI_DIR/bin/pulumi-language-yaml" ]; then
+  if command -v go >/dev/null; then
+    exec 9>"$PVA_CACHE_DIR/pulumi-v$PVA_PULUMI_VERSION.lock"
+    flock 9
+    if [ ! -x "$PVA_PULUMI_DIR/bin/pulumi-language-yaml" ]; then
+      log "building pulumi-language-yaml v$PVA_YAML_VERSION from Go modules (first run only: about 90 s)"
+      yaml_tmp="$(mktemp -d)"
+      (
+        cd "$yaml_tmp"
+        CGO_ENABLED=0 GOBIN="$yaml_tmp/bin" go install -trimpath -ldflags "-s -w" \
+          "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@v$PVA_YAML_VERSION"
+      )
+      mv "$yaml_tmp/bin/pulumi-language-yaml" "$PVA_PULUMI_DIR/bin/pulumi-language-yaml"
+      rm -rf "$yaml_tmp"
+    fi
+    exec 9>&-
+  else
+    log "Go not found: pulumi-language-yaml left out (YAML programs and their tests need it)"
+  fi
+fi
+
 # 4. The package itself, and its commands on node_modules/.bin (npm links a package's bins for its
 #    dependents, not for itself), so `npx voice-agent-emulator` works in this repository too. Built
 #    into a fresh folder that then replaces dist/, so dist/ holds nothing a removed source left

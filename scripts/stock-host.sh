@@ -18,7 +18,10 @@ done
 [ -x "$PVA_PULUMI_DIR/bin/pulumi" ] || { echo "[stock] no Pulumi CLI in $PVA_PULUMI_DIR/bin: run scripts/setup.sh" >&2; exit 1; }
 bin="$PVA_CACHE_DIR/stock-v$PVA_PULUMI_VERSION/bin"
 mkdir -p "$bin"
-for file in "$from/pulumi-language-nodejs" "$from/pulumi-resource-pulumi-nodejs" "$PVA_PULUMI_DIR/bin/pulumi"; do
+# Pulumi's YAML host (pulumi-yaml's own, which setup.sh builds beside the CLI) runs YAML programs there too.
+yaml_host=()
+[ ! -x "$PVA_PULUMI_DIR/bin/pulumi-language-yaml" ] || yaml_host=("$PVA_PULUMI_DIR/bin/pulumi-language-yaml")
+for file in "$from/pulumi-language-nodejs" "$from/pulumi-resource-pulumi-nodejs" "$PVA_PULUMI_DIR/bin/pulumi" "${yaml_host[@]}"; do
   name="${file##*/}"
   if ! cmp -s "$file" "$bin/$name"; then
     cp "$file" "$bin/$name.tmp.$$" && mv "$bin/$name.tmp.$$" "$bin/$name"

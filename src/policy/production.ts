@@ -16,7 +16,7 @@ import {
   productionStacksParameter,
   refusingUnknownParameters,
   subject,
-  TYPES,
+  typeName,
 } from "./common";
 import { inputs, NOT_YET_KNOWN, valueAt } from "./values";
 
@@ -27,18 +27,21 @@ export const productionGoesLiveByVersion: StackValidationPolicy = refusingUnknow
   enforcementLevel: "mandatory",
   configSchema: { properties: { ...productionStacksParameter } },
   validateStack: (args, reportViolation) => {
-    const agents = args.resources.filter((r) => r.type === TYPES.Agent);
+    const agents = args.resources.filter((r) => typeName(r.type) === "Agent");
     const first = agents[0];
     if (!first) return;
     if (!inProduction(args, first.urn)) return;
-    const versions = args.resources.filter((r) => r.type === TYPES.AgentVersion);
+    const versions = args.resources.filter((r) => typeName(r.type) === "AgentVersion");
     for (const agent of agents) {
       const agentId = valueAt(inputs(agent.props), "agentId");
       const putLive = versions.some((version) => {
         const props = inputs(version.props);
-        const byDependency = (version.propertyDependencies.agentId ?? []).some(
-          (r: PolicyResource) => r.urn === agent.urn,
-        );
+        // `agentId` from an Agent's output (TypeScript), or `agent` naming the Agent (the plugin).
+        const deps = [
+          ...(version.propertyDependencies.agentId ?? []),
+          ...(version.propertyDependencies.agent ?? []),
+        ];
+        const byDependency = deps.some((r: PolicyResource) => r.urn === agent.urn);
         const id = valueAt(props, "agentId");
         const byValue = typeof agentId === "string" && id === agentId;
         if (!byDependency && !byValue) return false;

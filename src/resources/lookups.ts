@@ -19,7 +19,33 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { VoiceAgentClient } from "../client";
 import { clientModule } from "../provider/context";
-import { fromWire } from "../provider/normalize";
+import {
+  type GetModelsArgs,
+  type GetVoicesArgs,
+  type Language,
+  LOOKUPS,
+  type Model,
+  type PhoneNumber,
+  type Transcriber,
+  type TtsCapabilities,
+  type Voice,
+  type WhatsAppNumber,
+  type WhatsAppTemplate,
+} from "./catalogueLookups";
+
+export type {
+  GetModelsArgs,
+  GetVoicesArgs,
+  Language,
+  Model,
+  PhoneNumber,
+  Transcriber,
+  TtsCapabilities,
+  TtsProviderCapabilities,
+  Voice,
+  WhatsAppNumber,
+  WhatsAppTemplate,
+} from "./catalogueLookups";
 
 /** Where a lookup reads its settings. */
 export interface LookupOptions {
@@ -30,118 +56,11 @@ export interface LookupOptions {
   namespace?: string;
 }
 
-/** A voice of the catalogue. */
-export interface Voice {
-  /** TTS provider, e.g. `sarvam`. */
-  provider: string;
-  /** The id to put in an agent's `voice.voiceId`. */
-  voiceId: string;
-  /** Display name. */
-  name: string;
-  /** Language codes the voice is certified for. */
-  languages: string[];
-  /** A withdrawn voice can no longer be chosen (listed only with `includeWithdrawn`). */
-  withdrawn: boolean;
-}
-
-/** A language model of the catalogue. */
-export interface Model {
-  /** The id to put in an agent's `model.model`. */
-  id: string;
-  provider: string;
-  displayName: string;
-  /** Whether `model.temperature` is honoured. */
-  supportsTemperature: boolean;
-  /** Price per call minute. */
-  ratePerMin: number;
-  /** A retired model can no longer be chosen (listed only with `includeRetired`). */
-  retired: boolean;
-}
-
-/** A speech-to-text engine of the catalogue. */
-export interface Transcriber {
-  /** The id to put in an agent's `transcriber.model`. */
-  id: string;
-  provider: string;
-  languages: string[];
-  /** Seconds it waits before answering, per response-eagerness preset, or `null`. */
-  responseSpeedSeconds: { Fast: number; Responsive: number; Balanced: number; Patient: number } | null;
-}
-
-/** A language the service speaks. */
-export interface Language {
-  /** e.g. `hi-IN`. */
-  code: string;
-  name: string;
-}
-
-/** What one TTS provider can do. */
-export interface TtsProviderCapabilities {
-  /** The TTS model the service fills in for this provider. */
-  model: string;
-  languages: string[];
-  /** Whether `voice.speed` is accepted. */
-  supportsSpeed: boolean;
-  /** The provider's own speed range, or `null`. */
-  speedRange: [number, number] | null;
-  /** Whether `voice.emotion` is accepted. */
-  supportsEmotion: boolean;
-}
-
-/** Per TTS provider (keyed by provider name, as the service spells it). */
-export type TtsCapabilities = Record<string, TtsProviderCapabilities>;
-
-/** A phone number the workspace rents. */
-export interface PhoneNumber {
-  id: string;
-  /** E.164. */
-  number: string;
-  /** Whether the carrier still lists it. */
-  carrierStatus: "listed" | "delisted";
-  /** Where it is in its rental life; a `released` number is no longer held. */
-  lifecycleStatus: "active" | "grace_period" | "released";
-  /** The agent answering on it, or `null`. */
-  agentId: string | null;
-}
-
-/** A WhatsApp number connected in the dashboard. */
-export interface WhatsAppNumber {
-  id: string;
-  number: string;
-  /** The id to put in `builtinTools.sendWhatsappTemplate.phoneNumberId`. */
-  phoneNumberId: string;
-  displayName: string;
-}
-
-/** An approved WhatsApp template. */
-export interface WhatsAppTemplate {
-  /** The name to list in `builtinTools.sendWhatsappTemplate.allowedTemplates`. */
-  name: string;
-  language: string;
-  status: "approved";
-}
-
-/** Filters of {@link getVoices}. */
-export interface GetVoicesArgs {
-  /** Only this TTS provider's voices. */
-  provider?: string;
-  /** Only voices certified for this language code, e.g. `ta-IN`. */
-  language?: string;
-  /** Also list withdrawn voices. Default `false`. */
-  includeWithdrawn?: boolean;
-}
-
 /** {@link GetVoicesArgs} as Inputs. */
 export interface GetVoicesOutputArgs {
   provider?: pulumi.Input<string>;
   language?: pulumi.Input<string>;
   includeWithdrawn?: pulumi.Input<boolean>;
-}
-
-/** Filters of {@link getModels}. */
-export interface GetModelsArgs {
-  /** Also list retired models. Default `false`. */
-  includeRetired?: boolean;
 }
 
 /** {@link GetModelsArgs} as Inputs. */
@@ -177,15 +96,9 @@ async function lookupClient(opts: LookupOptions = {}): Promise<VoiceAgentClient>
   }
 }
 
-const camel = <T>(rows: unknown): T => fromWire(rows) as T;
-
 /** Voices of the catalogue, optionally for one provider and one language; withdrawn voices left out. */
 export async function getVoices(args: GetVoicesArgs = {}, opts?: LookupOptions): Promise<Voice[]> {
-  const rows = await (await lookupClient(opts)).catalogue.voices({
-    provider: args.provider,
-    language: args.language,
-  });
-  return camel<Voice[]>(rows).filter((v) => args.includeWithdrawn || !v.withdrawn);
+  return LOOKUPS.getVoices(await lookupClient(opts), args);
 }
 
 /** Output form of {@link getVoices}. */
@@ -198,8 +111,7 @@ export function getVoicesOutput(
 
 /** Language models of the catalogue; retired models left out. */
 export async function getModels(args: GetModelsArgs = {}, opts?: LookupOptions): Promise<Model[]> {
-  const rows = camel<Model[]>(await (await lookupClient(opts)).catalogue.models());
-  return rows.filter((m) => args.includeRetired || !m.retired);
+  return LOOKUPS.getModels(await lookupClient(opts), args);
 }
 
 /** Output form of {@link getModels}. */
@@ -212,7 +124,7 @@ export function getModelsOutput(
 
 /** Speech-to-text engines of the catalogue. */
 export async function getTranscribers(opts?: LookupOptions): Promise<Transcriber[]> {
-  return camel<Transcriber[]>(await (await lookupClient(opts)).catalogue.transcribers());
+  return LOOKUPS.getTranscribers(await lookupClient(opts));
 }
 
 /** Output form of {@link getTranscribers}. */
@@ -222,7 +134,7 @@ export function getTranscribersOutput(opts?: LookupOptions): pulumi.Output<Trans
 
 /** Languages the service speaks. */
 export async function getLanguages(opts?: LookupOptions): Promise<Language[]> {
-  return camel<Language[]>(await (await lookupClient(opts)).catalogue.languages());
+  return LOOKUPS.getLanguages(await lookupClient(opts));
 }
 
 /** Output form of {@link getLanguages}. */
@@ -232,9 +144,7 @@ export function getLanguagesOutput(opts?: LookupOptions): pulumi.Output<Language
 
 /** What each TTS provider can do (model, languages, speed, emotion), keyed by provider. */
 export async function getTtsCapabilities(opts?: LookupOptions): Promise<TtsCapabilities> {
-  const raw = await (await lookupClient(opts)).catalogue.ttsCapabilities();
-  // Provider names are data: they keep their spelling.
-  return Object.fromEntries(Object.entries(raw).map(([provider, caps]) => [provider, camel(caps)]));
+  return LOOKUPS.getTtsCapabilities(await lookupClient(opts));
 }
 
 /** Output form of {@link getTtsCapabilities}. */
@@ -244,7 +154,7 @@ export function getTtsCapabilitiesOutput(opts?: LookupOptions): pulumi.Output<Tt
 
 /** Phone numbers the workspace rents (bought in the dashboard). */
 export async function getNumbers(opts?: LookupOptions): Promise<PhoneNumber[]> {
-  return camel<PhoneNumber[]>(await (await lookupClient(opts)).catalogue.numbers());
+  return LOOKUPS.getNumbers(await lookupClient(opts));
 }
 
 /** Output form of {@link getNumbers}. */
@@ -254,7 +164,7 @@ export function getNumbersOutput(opts?: LookupOptions): pulumi.Output<PhoneNumbe
 
 /** WhatsApp numbers connected to the workspace. */
 export async function getWhatsAppNumbers(opts?: LookupOptions): Promise<WhatsAppNumber[]> {
-  return camel<WhatsAppNumber[]>(await (await lookupClient(opts)).catalogue.whatsappNumbers());
+  return LOOKUPS.getWhatsAppNumbers(await lookupClient(opts));
 }
 
 /** Output form of {@link getWhatsAppNumbers}. */
@@ -264,7 +174,7 @@ export function getWhatsAppNumbersOutput(opts?: LookupOptions): pulumi.Output<Wh
 
 /** Approved WhatsApp templates of the workspace. */
 export async function getWhatsAppTemplates(opts?: LookupOptions): Promise<WhatsAppTemplate[]> {
-  return camel<WhatsAppTemplate[]>(await (await lookupClient(opts)).catalogue.whatsappTemplates());
+  return LOOKUPS.getWhatsAppTemplates(await lookupClient(opts));
 }
 
 /** Output form of {@link getWhatsAppTemplates}. */

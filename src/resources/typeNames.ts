@@ -8,15 +8,22 @@
 /** Before every resource's type name: `pulumi-nodejs:dynamic/voice-agent:`. */
 export const TYPE_PREFIX = "pulumi-nodejs:dynamic/voice-agent:";
 
-/** The five resources' type names, after {@link TYPE_PREFIX}. */
+/** Before every resource's type name when the provider plugin serves it: `voice-agent:index:` (docs/plugin.md). */
+export const PLUGIN_TYPE_PREFIX = "voice-agent:index:";
+
+/** The five resources' type names, after {@link TYPE_PREFIX} (or {@link PLUGIN_TYPE_PREFIX}). */
 export const RESOURCE_TYPES = ["Agent", "AgentVersion", "Widget", "KnowledgeBase", "AnalysisGroup"] as const;
 
 /** `Agent`, `AgentVersion`, `Widget`, `KnowledgeBase` or `AnalysisGroup`. */
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
-/** The resource type named by a full Pulumi type (`Agent` for `…voice-agent:Agent`), or `undefined`. */
+/**
+ * The resource type named by a full Pulumi type (`Agent` for `…voice-agent:Agent`, or the plugin's
+ * `voice-agent:index:Agent`), or `undefined`.
+ */
 export function resourceTypeOf(type: string): ResourceType | undefined {
-  if (!type.startsWith(TYPE_PREFIX)) return undefined;
-  const name = type.slice(TYPE_PREFIX.length);
+  const prefix = [TYPE_PREFIX, PLUGIN_TYPE_PREFIX].find((p) => type.startsWith(p));
+  if (prefix === undefined) return undefined;
+  const name = type.slice(prefix.length);
   return RESOURCE_TYPES.find((t) => t === name);
 }

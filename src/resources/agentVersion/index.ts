@@ -30,6 +30,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Agent } from "../agent";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
+import { knownUpToOf, knownVersionOf } from "./fromAgent";
 import type { PromoteArgs, PromoteRateArgs, Promotion } from "./promoteArgs";
 import { type Proof, shortfallWarning } from "./proof";
 import { rolledBackWords } from "./rollback";
@@ -248,11 +249,9 @@ export class AgentVersion extends ServiceResource {
         knownVersion: publishing
           ? pulumi
               .all([args.agent.contentHash, args.agent.knownVersions])
-              .apply(([hash, known]) => known?.[hash])
+              .apply(([hash, known]) => knownVersionOf(hash, known))
           : undefined,
-        knownUpTo: publishing
-          ? args.agent.knownVersions.apply((known) => Math.max(-1, ...Object.values(known ?? {})))
-          : undefined,
+        knownUpTo: publishing ? args.agent.knownVersions.apply(knownUpToOf) : undefined,
         draftVersion: args.agent.draftVersion,
         documentRevision: args.agent.documentRevision,
         // What the Agent's last write told of the draft: a change publishes it without reading it.

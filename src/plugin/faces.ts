@@ -1,0 +1,168 @@
+/**
+ * What the plugin does per kind of resource before and after calling its handler: the work a
+ * TypeScript program does in the program (a YAML or Go program runs none), each through the same
+ * function the TypeScript class calls. Nothing here decides what a field means.
+ *
+ * - Agent: its create marker comes from its URN (the class hashes its stack, type and name); what
+ *   it looks like (state, or the checked inputs of a change at preview) is remembered by URN for
+ *   its AgentVersions.
+ * - AgentVersion: `agent` (a reference to the Agent resource) is expanded by
+ *   `versionInputsFromAgent` (`src/resources/agentVersion/fromAgent.ts`, which the class calls too)
+ *   from what this process last saw of that Agent in the same deployment; `version` is the pin.
+ */
+import { createHash } from "node:crypto";
+import { CREATE_MARKER_PREFIX } from "../client/recovery";
+import { deepEqual } from "../provider/normalize";
+import { UNKNOWN } from "../provider/unknowns";
+import { AGENT_CONFIG_FIELDS } from "../resources/agent/fields";
+import { type AgentView, versionInputsFromAgent } from "../resources/agentVersion/fromAgent";
+import type { ResourceKind } from "../resources/registry";
+import { type Props, resourceRef } from "./values";
+
+/** What a face is handed besides the properties. */
+export interface Face {
+  urn: string;
+  /** What each Agent of this deployment last looked like, by URN. */
+  agents: Map<string, Props>;
+}
+
+export interface KindFace {
+  kind: ResourceKind;
+  /** The outputs an update keeps: the resource's identity, known at the preview of a change. */
+  identity: readonly string[];
+  /** The handler's `news` at check, from the program's inputs. */
+  newsIn(news: Props, fc: Face): Props;
+  /** The checked inputs for the engine, from the handler's. */
+  checkedOut(checked: Props, news: Props, fc: Face): Props;
+  /** The outputs for the engine, from the handler's (`inputs`: the checked inputs). */
+  outputsOut(outs: Props, inputs: Props): Props;
+  /** The inputs a refresh hands back, from the handler's (`oldInputs`: those in state). */
+  readInputsOut(inputs: Props, oldInputs: Props): Props;
+  /** The user's property names for the handler's changed keys. */
+  userFields(keys: readonly string[], olds?: Props, news?: Props): string[];
+  /** Records what the resource looks like now (`planned`: checked inputs at preview). */
+  seen(urn: string, props: Props, fc: Face, planned?: boolean): void;
+}
+
+const same: Omit<KindFace, "kind" | "identity"> = {
+  newsIn: (news) => news,
+  checkedOut: (checked) => checked,
+  outputsOut: (outs) => outs,
+  readInputsOut: (inputs) => inputs,
+  userFields: (keys) => [...new Set(keys)],
+  seen: () => undefined,
+};
+
+/**
+ * The create marker of the resource at `urn`: the URN names its project, stack, type, parents'
+ * types and name, which is what the class's marker hashes (with the organization).
+ */
+export function markerOf(urn: string): string {
+  return `${CREATE_MARKER_PREFIX}${createHash("sha256").update(urn).digest("hex").slice(0, 32)}`;
+}
+
+const withMarker: Pick<KindFace, "newsIn"> = {
+  newsIn: (news, fc) => ({ ...news, createMarker: news.createMarker ?? markerOf(fc.urn) }),
+};
+
+const VIEW_KEYS: (keyof AgentView)[] = [
+  "agentId",
+  "contentHash",
+  "knownVersions",
+  "draftVersion",
+  "documentRevision",
+  "draftPublished",
+  "draftHash",
+  "latestVersion",
+];
+
+const agent: KindFace = {
+  ...same,
+  ...withMarker,
+  kind: "agent",
+  identity: ["agentId"],
+  seen(urn, props, fc, planned) {
+    // A change at preview: the checked inputs over the state; the hash unknown until checked.
+    const view = planned
+      ? { ...fc.agents.get(urn), ...props, contentHash: props.contentHash ?? UNKNOWN }
+      : props;
+    fc.agents.set(urn, view);
+  },
+};
+
+/** The AgentVersion's own inputs, by the user's field. */
+const VERSION_FIELDS: Record<string, readonly string[]> = {
+  agent: ["agentId", "contentHash"],
+  version: ["pinnedVersion"],
+  label: ["label"],
+  notes: ["notes"],
+  live: ["live"],
+  verify: ["verify"],
+  watch: ["watch"],
+  reinstate: ["reinstate"],
+  promote: ["promote"],
+};
+
+const agentVersion: KindFace = {
+  ...same,
+  kind: "agentVersion",
+  identity: ["agentId"],
+  newsIn(news, fc) {
+    const { agent: ref, version, ...rest } = news;
+    const pinned = version !== undefined ? { pinnedVersion: version } : {};
+    if (ref === UNKNOWN) {
+      return { ...rest, ...pinned, agentId: UNKNOWN, draftVersion: UNKNOWN, documentRevision: UNKNOWN };
+    }
+    const target = resourceRef(ref);
+    if (!target) return { ...rest, ...pinned };
+    const seen = fc.agents.get(target.urn);
+    if (!seen) {
+      throw new Error(
+        `AgentVersion: its agent (${target.urn}) is not one this provider serves in this deployment: ` +
+          "give the Agent and its AgentVersion the same provider",
+      );
+    }
+    // Values the Agent does not have yet (a new agent at preview) are unknown, as in a program.
+    const view: AgentView = Object.fromEntries(VIEW_KEYS.map((k) => [k, seen[k] ?? UNKNOWN]));
+    if (seen.agentId === undefined && target.id) view.agentId = target.id;
+    const promoteConfig =
+      rest.promote !== undefined
+        ? Object.fromEntries(
+            AGENT_CONFIG_FIELDS.filter((k) => seen[k] !== undefined).map((k) => [k, seen[k]]),
+          )
+        : undefined;
+    return {
+      ...rest,
+      ...versionInputsFromAgent(view, version === undefined),
+      ...pinned,
+      live: rest.live ?? true,
+      ...(promoteConfig ? { promoteConfig } : {}),
+    };
+  },
+  checkedOut: (checked, news) => ({ ...checked, ...(news.agent !== undefined ? { agent: news.agent } : {}) }),
+  readInputsOut: (inputs, oldInputs) => ({
+    ...inputs,
+    ...(oldInputs.agent !== undefined ? { agent: oldInputs.agent } : {}),
+  }),
+  userFields(keys, olds, news) {
+    if (!olds || !news) return [...new Set(keys.map((k) => (k === "agentId" ? "agent" : k)))];
+    const changed = Object.entries(VERSION_FIELDS)
+      .filter(([, internal]) => internal.some((k) => !deepEqual(olds[k] ?? null, news[k] ?? null)))
+      .map(([field]) => field);
+    return changed.length > 0 ? changed : ["agent"];
+  },
+};
+
+/** Each resource token's face. */
+export const KINDS: Record<string, KindFace> = {
+  "voice-agent:index:Agent": agent,
+  "voice-agent:index:AgentVersion": agentVersion,
+  "voice-agent:index:Widget": { ...same, kind: "widget", identity: ["agentId", "widgetId"] },
+  "voice-agent:index:KnowledgeBase": {
+    ...same,
+    ...withMarker,
+    kind: "knowledgeBase",
+    identity: ["knowledgeBaseId"],
+  },
+  "voice-agent:index:AnalysisGroup": { ...same, ...withMarker, kind: "analysisGroup", identity: ["groupId"] },
+};

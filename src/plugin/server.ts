@@ -1,0 +1,436 @@
+/**
+ * The provider plugin `voice-agent`: Pulumi's gRPC `ResourceProvider` service, served over the
+ * SDK's generated stubs (`@pulumi/pulumi/proto`) with `@grpc/grpc-js` (the SDK's own). It calls the
+ * very handlers the dynamic resources call (`src/resources/registry.ts`, each kind's `provider.ts`):
+ * this file only translates, it decides nothing about a resource.
+ *
+ * Why not the SDK's `provider.main`: its server answers `Configure` itself and drops the
+ * configuration, and its `read` cannot take a request without properties (`pulumi import`).
+ *
+ * What the plugin adds to the handlers, and nothing else:
+ * - `Configure`: `baseUrl` and the secret `apiKey` from the provider's inputs (stack config
+ *   `voice-agent:*` or an explicit `pulumi:providers:voice-agent`), else the environment.
+ * - Secrets unwrapped on the way in; a property that held one goes back secret, and so do the
+ *   outputs the schema declares secret (a widget's key).
+ * - What a TypeScript program computes before registering (`agentInputs.ts`): an Agent's create
+ *   marker, an AgentVersion's expansion of `agent` (the same function the class calls).
+ * - `detailedDiff` naming the user's fields.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import type * as grpcTypes from "@grpc/grpc-js";
+import type * as pluginTypes from "@pulumi/pulumi/proto/plugin_pb";
+import type * as provRpcTypes from "@pulumi/pulumi/proto/provider_grpc_pb";
+import type * as provTypes from "@pulumi/pulumi/proto/provider_pb";
+import type * as emptyTypes from "google-protobuf/google/protobuf/empty_pb";
+import type * as structTypes from "google-protobuf/google/protobuf/struct_pb";
+import type { VoiceAgentClient } from "../client";
+import { isExpectedFailure } from "../provider/failures";
+import { deepEqual } from "../provider/normalize";
+import type { HandlerFactory, ProviderContext, ResourceHandler } from "../provider/resource";
+import { UNKNOWN } from "../provider/unknowns";
+import { LOOKUPS, type LookupName } from "../resources/catalogueLookups";
+import { RESOURCES, type ResourceKind } from "../resources/registry";
+import { type Face, KINDS, type KindFace } from "./faces";
+import { type Props, unwrap, wrap } from "./values";
+
+/** The SDK's directory: the stubs and grpc-js are loaded from it, so they are the SDK's own. */
+const fromSdk = createRequire(require.resolve("@pulumi/pulumi/package.json"));
+const grpc = fromSdk("@grpc/grpc-js") as typeof grpcTypes;
+const provpb = require("@pulumi/pulumi/proto/provider_pb") as typeof provTypes;
+const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb") as typeof provRpcTypes;
+const pluginpb = require("@pulumi/pulumi/proto/plugin_pb") as typeof pluginTypes;
+const structpb = fromSdk("google-protobuf/google/protobuf/struct_pb") as typeof structTypes;
+const emptypb = fromSdk("google-protobuf/google/protobuf/empty_pb") as typeof emptyTypes;
+
+/** The package root (where schema.json and package.json are), from `src/plugin` or `dist/plugin`. */
+const ROOT = path.resolve(__dirname, "../..");
+
+export const VERSION = (
+  JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }
+).version;
+let schemaCache: string | undefined;
+/** schema.json as shipped. */
+export function schemaText(): string {
+  schemaCache ??= readFileSync(path.join(ROOT, "schema.json"), "utf8");
+  return schemaCache;
+}
+
+interface SchemaResources {
+  resources: Record<
+    string,
+    { properties: Record<string, { secret?: boolean }>; inputProperties: Record<string, unknown> }
+  >;
+}
+let parsedSchema: SchemaResources | undefined;
+/** schema.json's resources, parsed once. */
+function schemaResources(): SchemaResources["resources"] {
+  parsedSchema ??= JSON.parse(schemaText()) as SchemaResources;
+  return parsedSchema.resources;
+}
+
+/** The outputs the schema declares secret, by resource token. */
+function secretOutputs(token: string): string[] {
+  return Object.entries(schemaResources()[token]?.properties ?? {})
+    .filter(([, p]) => p.secret === true)
+    .map(([k]) => k);
+}
+
+/** The inputs of `token` (by the schema) whose values differ between the state and the inputs. */
+function inputChanges(token: string, olds: Props, news: Props): string[] {
+  return Object.keys(schemaResources()[token]?.inputProperties ?? {}).filter(
+    (k) => (news[k] !== undefined || k in olds) && !deepEqual(olds[k] ?? null, news[k] ?? null),
+  );
+}
+
+/**
+ * The outputs a preview plans for a create or update: the checked inputs (values the check
+ * computed, such as an Agent's content hash, included), every other output unknown until the
+ * write, but the resource's identity, which an update keeps (so `${agent.agentId}` stays known and
+ * a Widget on it is not replaced when the agent's configuration changes).
+ */
+function planned(token: string, olds: Props, news: Props): Props {
+  const outputs = new Set([...Object.keys(schemaResources()[token]?.properties ?? {}), ...Object.keys(olds)]);
+  const keeps = KINDS[token]?.identity ?? [];
+  const out: Props = { ...news };
+  for (const k of outputs) {
+    if (k in news) continue;
+    out[k] = keeps.includes(k) && olds[k] !== undefined ? olds[k] : UNKNOWN;
+  }
+  return out;
+}
+
+const isLookup = (name: string): name is LookupName => Object.hasOwn(LOOKUPS, name);
+
+/** The provider's settings, from `Configure`. */
+export interface Settings {
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+/** A context on the settings `Configure` received, the environment as the fallback (as today). */
+function contextOn(
+  settings: () => Settings,
+  make?: (s: Settings) => Promise<VoiceAgentClient>,
+): ProviderContext {
+  let built: Promise<VoiceAgentClient> | undefined;
+  let builtFor: Settings | undefined;
+  const client = async () => {
+    const s = settings();
+    if (!built || builtFor !== s) {
+      builtFor = s;
+      built = make
+        ? make(s)
+        : import("../client/index.js").then(({ VoiceAgentClient, configFromPulumi }) => {
+            const values: Record<string, string | undefined> = {
+              "voice-agent:baseUrl": s.baseUrl,
+              "voice-agent:apiKey": s.apiKey,
+            };
+            return new VoiceAgentClient(configFromPulumi({ get: (k: string) => values[k] }, process.env));
+          });
+      built.catch(() => {
+        built = undefined;
+      });
+    }
+    return built;
+  };
+  return { client, warmUp: () => undefined };
+}
+
+type Unary<Req, Res> = grpcTypes.handleUnaryCall<Req, Res>;
+type Call<Req> = grpcTypes.ServerUnaryCall<Req, unknown>;
+
+function toStruct(props: Props): structTypes.Struct {
+  return structpb.Struct.fromJavaScript(props as Record<string, structTypes.JavaScriptValue>);
+}
+const fromStruct = (s: structTypes.Struct | undefined): Props => (s ? (s.toJavaScript() as Props) : {});
+
+/**
+ * An error for the engine: the message alone (an expected failure, or any failure of a create or
+ * update, as the dynamic resources report them), else with its stack (a bug).
+ */
+function grpcError(err: unknown, plain: boolean): grpcTypes.ServiceError {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const details = plain || isExpectedFailure(e) ? e.message : `${e.message}\n${e.stack ?? ""}`;
+  return Object.assign(new Error(details), {
+    code: grpc.status.UNKNOWN,
+    details,
+    metadata: new grpc.Metadata(),
+  });
+}
+
+/** `fn`'s answer, or its failure, to the gRPC callback. */
+function answer<Req, Res>(fn: (call: Call<Req>) => Promise<Res>, plain = false): Unary<Req, Res> {
+  return (call, callback) => {
+    fn(call).then(
+      (res) => callback(null, res),
+      (err: unknown) => callback(grpcError(err, plain), null),
+    );
+  };
+}
+
+/** The resource server: the handlers of every kind, on one context. */
+export class VoiceAgentProvider {
+  private settings: Settings = {};
+  private readonly ctx: ProviderContext;
+  private readonly handlers = new Map<ResourceKind, ResourceHandler>();
+  /** What each Agent of this deployment last looked like, by URN, for its AgentVersions. */
+  readonly agents = new Map<string, Props>();
+
+  /**
+   * @param factories each kind's provider side (the registry's, loaded on first use)
+   * @param make builds the client from the settings (the package's client by default)
+   */
+  constructor(
+    private readonly factories: Record<ResourceKind, () => HandlerFactory> = RESOURCES,
+    make?: (s: Settings) => Promise<VoiceAgentClient>,
+  ) {
+    this.ctx = contextOn(() => this.settings, make);
+  }
+
+  private face(type: string): { kind: ResourceKind; face: KindFace; handler: ResourceHandler } {
+    const entry = KINDS[type];
+    if (!entry) throw new Error(`voice-agent: unknown resource type ${type}`);
+    let handler = this.handlers.get(entry.kind);
+    if (!handler) {
+      handler = this.factories[entry.kind]()(this.ctx);
+      this.handlers.set(entry.kind, handler);
+    }
+    return { kind: entry.kind, face: entry, handler };
+  }
+
+  private faceCtx(urn: string): Face {
+    return { urn, agents: this.agents };
+  }
+
+  configure = answer<provTypes.ConfigureRequest, provTypes.ConfigureResponse>(async (call) => {
+    const args = unwrap(fromStruct(call.request.getArgs())).values;
+    const vars = call.request.getVariablesMap();
+    const pick = (key: "baseUrl" | "apiKey") => {
+      const v = args[key] ?? vars.get(`voice-agent:config:${key}`) ?? vars.get(`voice-agent:${key}`);
+      return typeof v === "string" && v !== "" ? v : undefined;
+    };
+    const baseUrl = pick("baseUrl");
+    const apiKey = pick("apiKey");
+    this.settings = { ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
+    const res = new provpb.ConfigureResponse();
+    res.setAcceptsecrets(true);
+    res.setAcceptresources(true);
+    res.setAcceptoutputs(false);
+    // At preview, `Create` and `Update` say what the outputs will be (`planned`).
+    res.setSupportspreview(true);
+    return res;
+  });
+
+  checkConfig = answer<provTypes.CheckRequest, provTypes.CheckResponse>(async (call) => {
+    const res = new provpb.CheckResponse();
+    res.setInputs(call.request.getNews());
+    return res;
+  });
+
+  diffConfig = answer<provTypes.DiffRequest, provTypes.DiffResponse>(async (call) => {
+    const olds = unwrap(fromStruct(call.request.getOldInputs())).values;
+    const news = unwrap(fromStruct(call.request.getNews())).values;
+    const changed = (["baseUrl", "apiKey"] as const).filter((k) => olds[k] !== news[k]);
+    const res = new provpb.DiffResponse();
+    res.setChanges(
+      changed.length > 0
+        ? provpb.DiffResponse.DiffChanges.DIFF_SOME
+        : provpb.DiffResponse.DiffChanges.DIFF_NONE,
+    );
+    res.setDiffsList(changed);
+    return res;
+  });
+
+  check = answer<provTypes.CheckRequest, provTypes.CheckResponse>(async (call) => {
+    const req = call.request;
+    const { face, handler } = this.face(req.getType());
+    const olds = unwrap(fromStruct(req.getOlds()));
+    const news = unwrap(fromStruct(req.getNews()));
+    const fc = this.faceCtx(req.getUrn());
+    const result = await handler.check(olds.values, face.newsIn(news.values, fc));
+    const checked = face.checkedOut(result.inputs ?? {}, news.values, fc);
+    face.seen(req.getUrn(), checked, fc, true);
+    const res = new provpb.CheckResponse();
+    res.setInputs(toStruct(wrap(checked, news.secrets)));
+    res.setFailuresList(
+      (result.failures ?? []).map((f) => {
+        const failure = new provpb.CheckFailure();
+        failure.setProperty("");
+        failure.setReason(f.reason);
+        return failure;
+      }),
+    );
+    return res;
+  });
+
+  diff = answer<provTypes.DiffRequest, provTypes.DiffResponse>(async (call) => {
+    const req = call.request;
+    const { face, handler } = this.face(req.getType());
+    const olds = unwrap(fromStruct(req.getOlds())).values;
+    const news = unwrap(fromStruct(req.getNews())).values;
+    face.seen(req.getUrn(), { ...olds, ...news }, this.faceCtx(req.getUrn()), true);
+    const result = await handler.diff(req.getId(), olds, news);
+    const res = new provpb.DiffResponse();
+    const D = provpb.DiffResponse.DiffChanges;
+    res.setChanges(
+      result.changes === undefined ? D.DIFF_UNKNOWN : result.changes ? D.DIFF_SOME : D.DIFF_NONE,
+    );
+    const replaces = result.replaces ?? [];
+    // The handlers replace only for another agent (an AgentVersion's `agentId`: its `agent`).
+    res.setReplacesList(
+      replaces.map((k) => (k === "agentId" && req.getType().endsWith(":AgentVersion") ? "agent" : k)),
+    );
+    res.setStablesList(result.stables ?? []);
+    res.setDeletebeforereplace(result.deleteBeforeReplace ?? false);
+    // The handlers that name their changed fields (the Agent's) say them; else they are compared.
+    const named = (result as { diffs?: string[] }).diffs ?? inputChanges(req.getType(), olds, news);
+    const fields = result.changes ? face.userFields([...named, ...replaces], olds, news) : [];
+    res.setDiffsList(fields);
+    if (result.changes) {
+      res.setHasdetaileddiff(true);
+      const detailed = res.getDetaileddiffMap();
+      const replaced = new Set(res.getReplacesList());
+      for (const f of fields) {
+        const d = new provpb.PropertyDiff();
+        const inOld = f in olds;
+        const inNew = f in news;
+        const K = provpb.PropertyDiff.Kind;
+        const kind = !inOld && inNew ? K.ADD : inOld && !inNew ? K.DELETE : K.UPDATE;
+        d.setKind(replaced.has(f) ? kind + 1 : kind);
+        d.setInputdiff(true);
+        detailed.set(f, d);
+      }
+    }
+    return res;
+  });
+
+  create = answer<provTypes.CreateRequest, provTypes.CreateResponse>(async (call) => {
+    const req = call.request;
+    const { face, handler } = this.face(req.getType());
+    const inputs = unwrap(fromStruct(req.getProperties()));
+    if (req.getPreview()) {
+      const res = new provpb.CreateResponse();
+      res.setProperties(toStruct(wrap(planned(req.getType(), {}, inputs.values), inputs.secrets)));
+      return res;
+    }
+    const result = await handler.create(inputs.values);
+    const outs = face.outputsOut((result.outs ?? {}) as Props, inputs.values);
+    face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
+    const res = new provpb.CreateResponse();
+    res.setId(result.id);
+    res.setProperties(toStruct(wrap(outs, this.secretsOf(req.getType(), inputs.secrets))));
+    return res;
+  }, true);
+
+  read = answer<provTypes.ReadRequest, provTypes.ReadResponse>(async (call) => {
+    const req = call.request;
+    const { face, handler } = this.face(req.getType());
+    const props = unwrap(fromStruct(req.getProperties()));
+    const oldInputs = unwrap(fromStruct(req.getInputs()));
+    // `pulumi import` sends neither properties nor inputs: the handlers read by id alone.
+    const result = await handler.read(req.getId(), { ...oldInputs.values, ...props.values });
+    const res = new provpb.ReadResponse();
+    if (!result.id) return res; // gone: the resource leaves the state
+    const outs = face.outputsOut((result.props ?? {}) as Props, oldInputs.values);
+    face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
+    const secrets = this.secretsOf(req.getType(), new Set([...props.secrets, ...oldInputs.secrets]));
+    res.setId(result.id);
+    res.setProperties(toStruct(wrap(outs, secrets)));
+    const inputs = face.readInputsOut((result.inputs ?? {}) as Props, oldInputs.values);
+    res.setInputs(toStruct(wrap(inputs, secrets)));
+    return res;
+  });
+
+  update = answer<provTypes.UpdateRequest, provTypes.UpdateResponse>(async (call) => {
+    const req = call.request;
+    const { face, handler } = this.face(req.getType());
+    const olds = unwrap(fromStruct(req.getOlds()));
+    const news = unwrap(fromStruct(req.getNews()));
+    if (req.getPreview()) {
+      const res = new provpb.UpdateResponse();
+      const secrets = this.secretsOf(req.getType(), new Set([...olds.secrets, ...news.secrets]));
+      res.setProperties(toStruct(wrap(planned(req.getType(), olds.values, news.values), secrets)));
+      return res;
+    }
+    const result = await handler.update(req.getId(), olds.values, news.values);
+    const outs = face.outputsOut((result.outs ?? {}) as Props, news.values);
+    face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
+    const res = new provpb.UpdateResponse();
+    res.setProperties(toStruct(wrap(outs, this.secretsOf(req.getType(), news.secrets))));
+    return res;
+  }, true);
+
+  delete = answer<provTypes.DeleteRequest, emptyTypes.Empty>(async (call) => {
+    const req = call.request;
+    const { handler } = this.face(req.getType());
+    const props = unwrap(fromStruct(req.getProperties())).values;
+    await handler.delete(req.getId(), props);
+    return new emptypb.Empty();
+  });
+
+  /** The catalogue lookups, as functions: the same `LOOKUPS` the program's lookups call. */
+  invoke = answer<provTypes.InvokeRequest, provTypes.InvokeResponse>(async (call) => {
+    const token = call.request.getTok();
+    const name = token.replace(/^voice-agent:index:/, "");
+    if (!isLookup(name)) throw new Error(`voice-agent: unknown function ${token}`);
+    const args = unwrap(fromStruct(call.request.getArgs())).values;
+    const c = await this.ctx.client();
+    const result: unknown = await (LOOKUPS[name] as (c: VoiceAgentClient, a: Props) => Promise<unknown>)(
+      c,
+      args,
+    );
+    const res = new provpb.InvokeResponse();
+    res.setReturn(toStruct({ [Array.isArray(result) ? "items" : "providers"]: result }));
+    return res;
+  });
+
+  getSchema = answer<provTypes.GetSchemaRequest, provTypes.GetSchemaResponse>(async () => {
+    const res = new provpb.GetSchemaResponse();
+    res.setSchema(schemaText());
+    return res;
+  });
+
+  getPluginInfo = answer<emptyTypes.Empty, pluginTypes.PluginInfo>(async () => {
+    const res = new pluginpb.PluginInfo();
+    res.setVersion(VERSION);
+    return res;
+  });
+
+  cancel = answer<emptyTypes.Empty, emptyTypes.Empty>(async () => new emptypb.Empty());
+
+  private secretsOf(type: string, fromInputs: ReadonlySet<string>): Set<string> {
+    return new Set([...fromInputs, ...secretOutputs(type)]);
+  }
+}
+
+/** Serves `provider` on 127.0.0.1 (a free port); resolves the server and its port. */
+export async function serve(
+  provider: VoiceAgentProvider,
+): Promise<{ server: grpcTypes.Server; port: number }> {
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  const service = provrpc.ResourceProviderService;
+  const impl: Partial<provRpcTypes.IResourceProviderServer> = {
+    configure: provider.configure,
+    checkConfig: provider.checkConfig,
+    diffConfig: provider.diffConfig,
+    check: provider.check,
+    diff: provider.diff,
+    create: provider.create,
+    read: provider.read,
+    update: provider.update,
+    delete: provider.delete,
+    getSchema: provider.getSchema,
+    invoke: provider.invoke,
+    getPluginInfo: provider.getPluginInfo,
+    cancel: provider.cancel,
+  };
+  server.addService(service, impl as grpcTypes.UntypedServiceImplementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  return { server, port };
+}
