@@ -462,7 +462,8 @@ describe("taken off air is a fact of the service, not of one resource's state", 
     const preview = await versions.check(revert.inputs, {
       ...versionInputs(revert.agent.outs),
       ...unknown,
-      contentHash: reapply.contentHash,
+      contentHash: UNKNOWN,
+      __contentHash: reapply.__contentHash,
     });
     expect(preview.inputs).toMatchObject({
       version: 1,

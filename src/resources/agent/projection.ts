@@ -57,7 +57,8 @@ export const AGENT_FIELDS: FieldTable = {
 };
 
 /** The Agent's inputs that are not configuration. */
-export const AGENT_OWN_INPUTS = ["adoptId", "createMarker", "attachedNames"] as const;
+/** Inputs of the Agent's own that configure nothing (`__contentHash`: {@link CONTENT_HASH_INPUT}, recomputed by every check). */
+export const AGENT_OWN_INPUTS = ["adoptId", "createMarker", "attachedNames", "__contentHash"] as const;
 
 /**
  * The checked input holding the declared configuration's hash (the output `contentHash` once
