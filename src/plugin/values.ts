@@ -61,12 +61,22 @@ export function unwrap(props: Props | undefined): { values: Props; secrets: Set<
   return { values, secrets };
 }
 
-/** `props` for the wire: the keys in `secrets` marked secret (undefined values dropped). */
+/** `v` without undefined properties at any depth (a protobuf Struct has no undefined). */
+function defined(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : defined(x)));
+  if (!isObject(v)) return v;
+  return Object.fromEntries(
+    Object.entries(v).flatMap(([k, x]) => (x === undefined ? [] : [[k, defined(x)]])),
+  );
+}
+
+/** `props` for the wire: the keys in `secrets` marked secret (undefined values dropped, at any depth). */
 export function wrap(props: Props, secrets: ReadonlySet<string>): Props {
   const out: Props = {};
   for (const [k, v] of Object.entries(props)) {
     if (v === undefined) continue;
-    out[k] = secrets.has(k) && v !== null ? { [SIG]: SECRET_SIG, value: v } : v;
+    const value = defined(v);
+    out[k] = secrets.has(k) && value !== null ? { [SIG]: SECRET_SIG, value } : value;
   }
   return out;
 }

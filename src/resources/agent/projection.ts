@@ -56,8 +56,7 @@ export const AGENT_FIELDS: FieldTable = {
   },
 };
 
-/** The Agent's inputs that are not configuration. */
-/** Inputs of the Agent's own that configure nothing (`__contentHash`: {@link CONTENT_HASH_INPUT}, recomputed by every check). */
+/** The Agent's inputs that are not configuration (`__contentHash`: {@link CONTENT_HASH_INPUT}, recomputed by every check). */
 export const AGENT_OWN_INPUTS = ["adoptId", "createMarker", "attachedNames", "__contentHash"] as const;
 
 /**
