@@ -23,7 +23,7 @@ export function code(text: string): string {
  * breaks become spaces, so a message can neither format nor break the report around it.
  */
 export function literal(text: string): string {
-  return escape(oneLine(text));
+  return escapeMarkup(oneLine(text));
 }
 
 /**
@@ -37,11 +37,11 @@ export function prose(text: string): string {
   let at = 0;
   // A code span: a run of backticks, closed by a run of the same length (CommonMark).
   for (const m of line.matchAll(/(?<!`)(`+)(?!`)(.*?[^`])\1(?!`)/g)) {
-    out += `${escape(line.slice(at, m.index))}${m[0]}`;
+    out += `${escapeMarkup(line.slice(at, m.index))}${m[0]}`;
     at = m.index + m[0].length;
   }
-  return out + escape(line.slice(at));
+  return out + escapeMarkup(line.slice(at));
 }
 
 const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, " ");
-const escape = (text: string) => text.replace(/[\\`*_[\]<>&|~#]/g, "\\$&");
+const escapeMarkup = (text: string) => text.replace(/[\\`*_[\]<>&|~#]/g, "\\$&");

@@ -4,7 +4,7 @@
  * refreshes clean; and the README's quick install ("Use it in your repository", "Your first
  * agent"), its commands and files taken from the README as they stand, works as written.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -160,6 +160,35 @@ describe("the README's quick install", () => {
     expect(typecheck(dir, path.join(project.dir, "index.ts"))).toBe("");
     await project.upAndSettle({ quiet: true });
     expect((await project.outputs()).live).toBe(0);
+
+    // The drift alarm reads the service's URL and key from the stack: no VOICE_AGENT_* variable
+    // (the project's environment sets them empty), run from the folder above the project.
+    const refresh = execFileSync("pulumi", ["refresh", "--stack", "dev", "--preview-only", "--json"], {
+      cwd: project.dir,
+      env: project.env,
+      encoding: "utf8",
+    });
+    const diff = (args: string[]) =>
+      spawnSync(path.join(dir, "node_modules/.bin/voice-agent-diff"), args, {
+        cwd: dir,
+        env: project.env,
+        input: refresh,
+        encoding: "utf8",
+      });
+    const drift = diff(["--drift", "--stack", "dev", "--cwd", path.basename(source)]);
+    expect(drift.stderr).toBe("");
+    expect(drift.status).toBe(0);
+    expect(drift.stdout).toMatch(/^### Voice agents: drift of stack `dev`\n\nNo drift/);
+    // Without --stack it says how to give the settings; a wrong stack, what Pulumi said; never the key.
+    const without = diff(["--drift"]);
+    expect(without.status).toBe(1);
+    expect(without.stderr).toMatch(/--drift asks the service: give --stack NAME/);
+    const wrong = diff(["--drift", "--stack", "nope", "--cwd", path.basename(source)]);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(
+      /^voice-agent-diff: --drift: could not read the configuration of stack nope in source: /,
+    );
+    for (const r of [drift, without, wrong]) expect(`${r.stdout}${r.stderr}`).not.toContain(DEFAULT_API_KEY);
     await project.destroy();
   }, 600_000);
 });

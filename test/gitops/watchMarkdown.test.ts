@@ -3,8 +3,7 @@
  * Markdown parser, its code spans are code and the service's words are plain text, with no stray
  * backslash or backtick left for the reader.
  */
-import { marked } from "marked";
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { renderWatch, type WatchResult } from "../../src/gitops/watch";
 
 /** What a reader sees: the rendered HTML's text, tags dropped, entities decoded. */
@@ -55,8 +54,14 @@ describe("the watch report rendered as Markdown", () => {
       }),
     ],
   });
-  const html = marked.parse(md, { async: false });
-  const text = seen(html);
+  let html = "";
+  let text = "";
+  beforeAll(async () => {
+    // marked is an ES module: imported, not required.
+    const { marked } = await import("marked");
+    html = marked.parse(md, { async: false });
+    text = seen(html);
+  });
 
   test("our code spans render as code", () => {
     expect(html).toContain("<code>rollback</code>");
