@@ -80,7 +80,8 @@ test("docs/tutorial.md's commands, as written, from the packed tarball in a fres
   bash.stderr.on("data", (c) => {
     out += c;
   });
-  const code = await new Promise<number | null>((resolve) => bash.on("close", resolve));
+  // "exit", not "close": an emulator the script left running would hold its output open.
+  const code = await new Promise<number | null>((resolve) => bash.on("exit", resolve));
   stopGroup();
   expect(code, out).toBe(0);
   expect(out).toMatch(/voice-agent emulator listening on http:\/\/127\.0\.0\.1:\d+/);
