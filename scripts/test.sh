@@ -44,6 +44,7 @@ stock_lane() {
     test/e2e/upgrade.e2e.test.ts
     test/e2e/freshProject.e2e.test.ts
     test/e2e/firstHour.e2e.test.ts
+    test/e2e/tutorial.e2e.test.ts
     test/e2e/emulatorInUserTests.e2e.test.ts
     test/e2e/promoteWorkspaces.e2e.test.ts
     test/e2e/verifiedGoLive.e2e.test.ts

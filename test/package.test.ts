@@ -5,10 +5,12 @@
  * and `pulumi-voice-agent/policy` exporting the policies by name with their parameters.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { describe, expect, test } from "vitest";
-import { REPO_ROOT } from "./support/pulumi";
+import { brokenLinks } from "./support/links";
+import { packTarball, REPO_ROOT } from "./support/pulumi";
 
 const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
 
@@ -51,6 +53,28 @@ describe("npm pack", () => {
     }
     expect(orphans).toEqual([]);
     expect([...files].filter((f) => /^(src|test|bench)\//.test(f))).toEqual([]);
+  });
+});
+
+describe("the installed package's pages", () => {
+  test("every relative link of its README, docs, examples and template leads to a file it ships", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "pva-pack-"));
+    try {
+      const tarball = packTarball(dir);
+      execFileSync("tar", ["xzf", tarball], { cwd: dir });
+      const root = path.join(dir, "package");
+      const pages = execFileSync("find", [".", "-name", "*.md", "-not", "-path", "*/node_modules/*"], {
+        cwd: root,
+        encoding: "utf8",
+      })
+        .split("\n")
+        .filter((f) => f !== "")
+        .map((f) => path.normalize(f));
+      expect(pages).toEqual(expect.arrayContaining(["README.md", "docs/tutorial.md", "docs/gitops.md"]));
+      expect(brokenLinks(root, pages)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

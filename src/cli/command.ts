@@ -9,6 +9,14 @@ import { closeDispatchers, ENV_KEYS } from "../client";
 /** Exit codes. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
+/** Secrets a command read from elsewhere than the environment (a stack's API key): never printed. */
+const hidden = new Set<string>();
+
+/** Masks `secret` in whatever a command reports on failure. */
+export function hideSecret(secret: string): void {
+  hidden.add(secret);
+}
+
 /** A wrong command line: reported with a pointer to --help, exit code 2. */
 export class UsageError extends Error {}
 
@@ -34,8 +42,9 @@ export async function runCommand(name: string, body: () => Promise<void>): Promi
     const usage = err instanceof UsageError;
     let message = err instanceof Error ? err.message : String(err);
     // The client's errors are redacted already; this keeps the key out whatever else failed.
-    const key = process.env[ENV_KEYS.apiKey]?.trim();
-    if (key) message = message.replaceAll(key, "***");
+    for (const key of [process.env[ENV_KEYS.apiKey]?.trim(), ...hidden]) {
+      if (key) message = message.replaceAll(key, "***");
+    }
     process.stderr.write(`${name}: ${message}\n${usage ? `Run ${name} --help for the usage.\n` : ""}`);
     process.exitCode = usage ? EXIT.usage : EXIT.failed;
   } finally {

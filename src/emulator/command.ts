@@ -190,9 +190,34 @@ async function run(argv: string[]): Promise<void> {
   for (const w of emu.workspaces) process.stdout.write(`workspace ${w.name}: key ${w.key}\n`);
   process.stdout.write(opts.db ? `state: ${opts.db}\n` : "state: in memory\n");
   if (opts.seed) process.stdout.write(`seed: ${opts.seed}\n`);
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     void emu.close().then(() => process.exit(0));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  stopWithLauncher(stop);
+}
+
+/** How often a launched emulator looks for its launcher's shell (reading `process.ppid`: nothing measurable). */
+const LAUNCHER_INTERVAL_MS = 250;
+
+/**
+ * Run by npm (`npx voice-agent-emulator`, `npm exec`, a package script), the emulator is the child
+ * of a `sh -c` that npm starts; npm passes SIGTERM to that shell, which dies without passing it on,
+ * and the emulator would be left running, re-parented. So when npm launched it, the emulator stops
+ * as soon as its parent is gone. Started any other way (directly, `&` in a script), it stays up
+ * until it is sent SIGINT or SIGTERM.
+ */
+function stopWithLauncher(stop: () => void): void {
+  if (process.env.npm_command === undefined || process.platform === "win32") return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop();
+  }, LAUNCHER_INTERVAL_MS);
+  timer.unref();
 }

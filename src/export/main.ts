@@ -6,7 +6,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { parseCommandLine, runCommand, UsageError } from "../cli/command";
-import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
+import { serviceConfig } from "../cli/service";
+import { CONFIG_KEYS, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { planExport } from "./plan";
 import { readWorkspace } from "./read";
 import { renderProject, summarize, type Versions } from "./render";
@@ -17,6 +18,7 @@ export const OPTIONS = {
   agent: { type: "string", multiple: true },
   stack: { type: "string" },
   project: { type: "string" },
+  cwd: { type: "string" },
   force: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -25,7 +27,7 @@ export const OPTIONS = {
 export const DEFAULT_STACK = "dev";
 
 /** `voice-agent-export --help`. */
-export const HELP = `usage: voice-agent-export --out DIR [--agent ID]... [--stack NAME] [--project NAME] [--force]
+export const HELP = `usage: voice-agent-export --out DIR [--agent ID]... [--stack NAME [--cwd DIR]] [--project NAME] [--force]
 
 Writes a Pulumi TypeScript project that brings a workspace under code: every agent (its working
 configuration, its live version, its widget), knowledge base and analysis group, each declared
@@ -38,20 +40,26 @@ Options:
   --out DIR        the folder to write (required); refused when it is not empty, unless --force
   --agent ID       export this agent, and the knowledge bases and groups it uses; repeat for more
                    (default: every object of the workspace)
-  --stack NAME     the stack whose config file is written (default "${DEFAULT_STACK}")
+  --stack NAME     the stack whose config file is written (default "${DEFAULT_STACK}"); given, and
+                   the environment variables below not set, the service's URL and key are read
+                   from this stack's configuration (${CONFIG_KEYS.baseUrl}, secret ${CONFIG_KEYS.apiKey})
+                   in the Pulumi project of --cwd: export the workspace a stack deploys to
+  --cwd DIR        with --stack: the folder of the Pulumi project to read it from (default: the
+                   current one)
   --project NAME   the Pulumi project name (default: the name of the --out folder)
   --force          write into a folder that is not empty, replacing files of the same names
   -h, --help       show this help and exit
 
-Environment:
+Environment (each one set wins over --stack's configuration):
   ${ENV_KEYS.baseUrl.padEnd(22)} the service's URL (https; plain http only on a loopback host)
-  ${ENV_KEYS.apiKey.padEnd(22)} the workspace API key (read from here only; never written or printed)
+  ${ENV_KEYS.apiKey.padEnd(22)} the workspace API key (never written or printed)
   ${ENV_KEYS.rateLimitPerMinute.padEnd(22)} requests per minute to keep under (default 300)
   ${DEBUG_ENV.padEnd(22)} 1 or true: one line per HTTP request on stderr
 
 Exit codes:
   0  the project was written
-  1  it was not: the environment lacks the URL or the key, the service could not be read, an
+  1  it was not: the environment lacks the URL or the key (and --stack's configuration could not
+     give them), the service could not be read, an
      --agent is not in the workspace, the folder is not empty (see --force) or cannot be written;
      or Node.js is older than 22.19
   2  wrong usage: an unknown option, an option without its value, no --out, a stray argument,
@@ -87,7 +95,16 @@ function parse(argv: string[]) {
   if (!NAME.test(project)) {
     throw new UsageError(`--project: "${project}" is not a project name (letters, digits, '-', '_' and '.')`);
   }
-  return { help: false as const, out, stack, project, force: values.force === true, agents: values.agent };
+  return {
+    help: false as const,
+    out,
+    stack,
+    project,
+    force: values.force === true,
+    agents: values.agent,
+    // The stack to read the service's settings from: only one the command line names.
+    from: { stack: values.stack, cwd: values.cwd },
+  };
 }
 
 /** This package's version and the versions of what the exported project installs with it. */
@@ -127,9 +144,7 @@ export function main(argv: string[]): Promise<void> {
       return;
     }
     checkFolder(args.out, args.force);
-    const missing = [ENV_KEYS.baseUrl, ENV_KEYS.apiKey].filter((k) => !process.env[k]?.trim());
-    if (missing.length > 0) throw new Error(`set ${missing.join(" and ")}: the export reads the service`);
-    const client = new VoiceAgentClient(configFromPulumi(undefined));
+    const client = new VoiceAgentClient(await serviceConfig("the export", args.from));
     const snapshot = await readWorkspace(client, args.agents ? { agentIds: args.agents } : {});
     const plan = planExport(snapshot);
     const files = renderProject(plan, { project: args.project, stack: args.stack, versions: versions() });

@@ -8,7 +8,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseCommandLine, runCommand, UsageError } from "../cli/command";
-import { configFromPulumi, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
+import { STACK_OPTIONS, type StackChoice, serviceConfig, stackHelp } from "../cli/service";
+import { DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { findBreaking } from "./breaking";
 import { assertRefresh, DRIFT_EXIT, findDrift, INCOMPLETE_EXIT, REFRESH_PREVIEW, renderDrift } from "./drift";
 import { isEventStream, parseEventStream } from "./events";
@@ -32,14 +33,16 @@ export const OPTIONS = {
   every: { type: "string" },
   "dry-run": { type: "boolean" },
   json: { type: "string" },
+  ...STACK_OPTIONS,
   help: { type: "boolean", short: "h" },
 } as const;
 
 /** `voice-agent-diff --help`. */
-export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve] [--fail-on-breaking] [--acknowledge ID]...
-                        [preview.json | up.json]
-       voice-agent-diff --drift [--title TEXT] [refresh.json]
-       voice-agent-diff --watch [--dry-run] [--json FILE] [--every SECONDS] [--title TEXT] [refresh.json]
+export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve [--stack NAME [--cwd DIR]]] [--fail-on-breaking]
+                        [--acknowledge ID]... [preview.json | up.json]
+       voice-agent-diff --drift [--stack NAME [--cwd DIR]] [--title TEXT] [refresh.json]
+       voice-agent-diff --watch [--stack NAME [--cwd DIR]] [--dry-run] [--json FILE] [--every SECONDS]
+                        [--title TEXT] [refresh.json]
 
 Turns the output of \`pulumi preview --json\` into Markdown for a pull-request comment: per
 voice-agent resource the action, the changed arguments, line diffs of long text (the system
@@ -93,12 +96,12 @@ Options:
   --every SECONDS
                  with --watch: run a pass every SECONDS until stopped (SIGINT, SIGTERM), reading
                  refresh.json again before each pass (stdin is read once)
-  -h, --help     show this help and exit
+${stackHelp(12)}  -h, --help     show this help and exit
 
 Environment:
   ${ACKNOWLEDGE_ENV.padEnd(24)} comma-separated ids to acknowledge, as --acknowledge
 
-Environment (read only with --resolve, --drift or --watch):
+Environment (read only with --resolve, --drift or --watch; each one set wins over --stack):
   ${ENV_KEYS.baseUrl.padEnd(24)} the service's URL (https; plain http only on a loopback host)
   ${ENV_KEYS.apiKey.padEnd(24)} the workspace API key (never printed)
   ${ENV_KEYS.rateLimitPerMinute.padEnd(24)} requests per minute to keep under (default 300)
@@ -109,7 +112,8 @@ Exit codes:
   1  the input could not be read or is not \`pulumi preview --json\` or \`pulumi up --json\`
      output (with --drift, \`pulumi refresh --preview-only --json\` output), or was made with
      --show-secrets (its secrets would go into the report); with --resolve or --drift, the service
-     could not be asked, its credentials are not set or refused, or they reach another workspace
+     could not be asked, its credentials are not set (nor in --stack's configuration) or refused,
+     or they reach another workspace
      than the stack's (a resource Pulumi's refresh found that the service does not know); or
      Node.js is older than 22.19
   2  wrong usage: an unknown option, an option without its value, more than one file, or no
@@ -136,6 +140,7 @@ Examples:
   pulumi up --yes --json > up.json; voice-agent-diff up.json > deploy.md
   pulumi refresh --stack prod --preview-only --json > refresh.json
   voice-agent-diff --drift refresh.json > drift.md   # exit code 3: drift
+  voice-agent-diff --drift --stack prod refresh.json   # the URL and key from stack prod's config
   voice-agent-diff --watch --json watch.json refresh.json > watch.md   # exit code 6: rolled back
 `;
 
@@ -158,23 +163,32 @@ function read(file: string | undefined): string {
   }
 }
 
-/** A client from the environment, for an option that asks the service; the message names what is missing. */
-function serviceClient(option: string): VoiceAgentClient {
-  const missing = [ENV_KEYS.baseUrl, ENV_KEYS.apiKey].filter((k) => !process.env[k]?.trim());
-  if (missing.length > 0) throw new Error(`${option} asks the service: set ${missing.join(" and ")}`);
+/**
+ * A client for an option that asks the service: from the environment, else from `--stack`'s
+ * configuration; the message names what is missing.
+ */
+async function serviceClient(option: string, choice: StackChoice): Promise<VoiceAgentClient> {
+  let config: Awaited<ReturnType<typeof serviceConfig>>;
   try {
-    return new VoiceAgentClient(configFromPulumi(undefined));
+    config = await serviceConfig(option, choice);
   } catch (err) {
-    throw new Error(`${option}: ${(err as Error).message}`, { cause: err });
+    const message = (err as Error).message;
+    throw message.startsWith(option) ? err : new Error(`${option}: ${message}`, { cause: err });
   }
+  return new VoiceAgentClient(config);
 }
 
 /** `--drift`: the drift report of a refresh preview on stdout; exit code 3 when something drifted. */
-async function drift(json: unknown, title: string | undefined, source: string): Promise<void> {
+async function drift(
+  json: unknown,
+  title: string | undefined,
+  source: string,
+  choice: StackChoice,
+): Promise<void> {
   const refresh = parsePreview(json, REFRESH_PREVIEW);
   assertSecretsHidden(refresh, source);
   assertRefresh(refresh);
-  const report = await findDrift(refresh, serviceClient("--drift"));
+  const report = await findDrift(refresh, await serviceClient("--drift", choice));
   process.stdout.write(renderDrift(report, title !== undefined ? { title } : {}));
   for (const f of report.failed)
     process.stderr.write(
@@ -200,11 +214,11 @@ function everySeconds(value: string | undefined): number | undefined {
  * pass rolled a version back, else 5 when the last pass was incomplete (or skipped), else 0.
  */
 async function watch(
-  args: { file?: string; title?: string; json?: string; "dry-run"?: boolean; every?: string },
+  args: { file?: string; title?: string; json?: string; "dry-run"?: boolean; every?: string } & StackChoice,
   first: string,
 ): Promise<void> {
   const every = everySeconds(args.every);
-  const client = serviceClient("--watch");
+  const client = await serviceClient("--watch", args);
   const source = args.file ?? "stdin";
   let stopped = false;
   const stop = new AbortController();
@@ -292,6 +306,8 @@ export function main(argv: string[]): Promise<void> {
       throw new UsageError("--resolve is for a preview; --drift always asks the service");
     if (args.drift && (args["fail-on-breaking"] || args.acknowledge))
       throw new UsageError("--fail-on-breaking and --acknowledge are for a preview, not --drift");
+    if (!args.drift && !args.resolve && (args.stack !== undefined || args.cwd !== undefined))
+      throw new UsageError("--stack and --cwd are for --resolve, --drift and --watch, which ask the service");
     const text = read(args.file);
     // A deploy's event stream (`pulumi up --json`): what it did, and what failed under its resource.
     const run = !args.drift && isEventStream(text);
@@ -305,12 +321,12 @@ export function main(argv: string[]): Promise<void> {
       }
     }
     const source = args.file ?? "stdin";
-    if (args.drift) return drift(json, args.title, source);
+    if (args.drift) return drift(json, args.title, source, args);
     const preview = run ? parseEventStream(text, source) : parsePreview(json);
     assertSecretsHidden(preview, source);
     const title = args.title ?? (run ? "Voice agents: deploy" : undefined);
     let reused: Map<string, number> | undefined;
-    if (args.resolve) reused = await findReusedVersions(preview, serviceClient("--resolve"));
+    if (args.resolve) reused = await findReusedVersions(preview, await serviceClient("--resolve", args));
     const acknowledged = new Set(
       [...(args.acknowledge ?? []), ...(process.env[ACKNOWLEDGE_ENV] ?? "").split(",")]
         .map((id) => id.trim())

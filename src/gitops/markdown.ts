@@ -23,8 +23,25 @@ export function code(text: string): string {
  * breaks become spaces, so a message can neither format nor break the report around it.
  */
 export function literal(text: string): string {
-  return text
-    .trim()
-    .replace(/\s*\n\s*/g, " ")
-    .replace(/[\\`*_[\]<>&|~#]/g, "\\$&");
+  return escapeMarkup(oneLine(text));
 }
+
+/**
+ * One of our sentences on one line, as Markdown: its code spans (written by us: `` `rollback` ``,
+ * `` `pulumi refresh` ``) stay code spans; every other character that could start markup is
+ * escaped as by {@link literal}, so text quoted into it (a service's message) stays plain.
+ */
+export function prose(text: string): string {
+  const line = oneLine(text);
+  let out = "";
+  let at = 0;
+  // A code span: a run of backticks, closed by a run of the same length (CommonMark).
+  for (const m of line.matchAll(/(?<!`)(`+)(?!`)(.*?[^`])\1(?!`)/g)) {
+    out += `${escapeMarkup(line.slice(at, m.index))}${m[0]}`;
+    at = m.index + m[0].length;
+  }
+  return out + escapeMarkup(line.slice(at));
+}
+
+const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, " ");
+const escapeMarkup = (text: string) => text.replace(/[\\`*_[\]<>&|~#]/g, "\\$&");

@@ -59,7 +59,7 @@ import {
   watchRequirements,
 } from "../resources/agentVersion/watch";
 import { INCOMPLETE_EXIT } from "./drift";
-import { code, literal } from "./markdown";
+import { code, literal, prose } from "./markdown";
 import { isRecord, nameOf, type PreviewJson, TYPE_PREFIX, typeOf } from "./preview";
 
 /** The exit code of `voice-agent-diff --watch` when at least one version was rolled back (or, with `--dry-run`, would be). */
@@ -643,14 +643,14 @@ function section(r: WatchResult): string {
     r.outcome === "inconclusive" || r.outcome === "error"
       ? r.rates
           .filter((x) => x.verdict !== "pass")
-          .map((x) => `\n- ${literal(x.reason)}`)
+          .map((x) => `\n- ${prose(x.reason)}`)
           .join("")
       : "";
   const why = missing
     ? `\n\nWhat is missing (at least ${r.minCalls} measured calls per rate):${missing}`
     : "";
-  const problem = r.problem ? `\n\n**Problem**: ${literal(r.problem)}` : "";
-  return `${head}${who}${counted}${table}${why}\n\n**Did**: ${literal(r.action)}${problem}\n`;
+  const problem = r.problem ? `\n\n**Problem**: ${prose(r.problem)}` : "";
+  return `${head}${who}${counted}${table}${why}\n\n**Did**: ${prose(r.action)}${problem}\n`;
 }
 
 /** The watch report as Markdown (a terminal, a job summary, an issue). */

@@ -64,14 +64,17 @@ async function readStackConfig(stack: string | undefined, namespace: string): Pr
   );
 }
 
-/** `pulumi config --json --show-secrets` of `stack`; rejects with the command's own words. */
-export function runPulumiConfig(stack: string): Promise<Record<string, string>> {
+/**
+ * `pulumi config --json --show-secrets` of `stack` (run in `cwd`, the project folder, when given);
+ * rejects with the command's own words.
+ */
+export function runPulumiConfig(stack: string, cwd?: string): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
     const bin = process.env.VOICE_AGENT_PULUMI_BIN || "pulumi";
     execFile(
       bin,
       ["config", "--json", "--show-secrets", "--stack", stack],
-      { encoding: "utf8", maxBuffer: 16 * 1024 * 1024, timeout: 60_000 },
+      { encoding: "utf8", maxBuffer: 16 * 1024 * 1024, timeout: 60_000, ...(cwd ? { cwd } : {}) },
       (err, stdout, stderr) => {
         if (err) {
           const said = String(stderr ?? "")

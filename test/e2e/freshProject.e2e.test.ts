@@ -4,7 +4,7 @@
  * refreshes clean; and the README's quick install ("Use it in your repository", "Your first
  * agent"), its commands and files taken from the README as they stand, works as written.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -121,16 +121,16 @@ describe("the README's quick install", () => {
       .flatMap((b) => b.split("\n"))
       .filter((line) => line.startsWith("npm install "));
     expect(install).toEqual([
-      "npm install pulumi-voice-agent @pulumi/pulumi",
+      "npm install ../pulumi-voice-agent/pulumi-voice-agent-0.2.0.tgz @pulumi/pulumi",
       "npm install --save-dev typescript @types/node",
     ]);
     writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "my-voice-agents", private: true }));
     for (const line of install) {
-      // The package from this build's tarball instead of the registry; the rest as written.
+      // The tarball `npm pack` made of this build, wherever it is; the rest as written.
       const args = line
         .split(" ")
         .slice(1)
-        .map((a) => (a === "pulumi-voice-agent" ? tarball : a));
+        .map((a) => (a.endsWith(".tgz") ? tarball : a));
       execFileSync("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline"], {
         cwd: dir,
         stdio: "ignore",
@@ -160,6 +160,37 @@ describe("the README's quick install", () => {
     expect(typecheck(dir, path.join(project.dir, "index.ts"))).toBe("");
     await project.upAndSettle({ quiet: true });
     expect((await project.outputs()).live).toBe(0);
+
+    // The drift alarm reads the service's URL and key from the stack: no VOICE_AGENT_* variable
+    // (the project's environment sets them empty), run from the folder above the project.
+    const refresh = (await project.pulumi(["refresh", "--preview-only", "--json"])).stdout;
+    const folder = path.relative(dir, project.dir);
+    // Not spawnSync: the emulator answers from this process.
+    const diff = (args: string[]) =>
+      new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+        const child = execFile(
+          path.join(dir, "node_modules/.bin/voice-agent-diff"),
+          args,
+          { cwd: dir, env: project.env, encoding: "utf8" },
+          (err, stdout, stderr) =>
+            resolve({ status: err ? Number(err.code) : 0, stdout: String(stdout), stderr: String(stderr) }),
+        );
+        child.stdin?.end(refresh);
+      });
+    const drift = await diff(["--drift", "--stack", "dev", "--cwd", folder]);
+    expect(drift.stderr).toBe("");
+    expect(drift.status).toBe(0);
+    expect(drift.stdout).toMatch(/^### Voice agents: drift of stack `dev`\n\nNo drift/);
+    // Without --stack it says how to give the settings; a wrong stack, what Pulumi said; never the key.
+    const without = await diff(["--drift"]);
+    expect(without.status).toBe(1);
+    expect(without.stderr).toMatch(/--drift asks the service: give --stack NAME/);
+    const wrong = await diff(["--drift", "--stack", "nope", "--cwd", folder]);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(
+      /^voice-agent-diff: --drift: could not read the configuration of stack nope in e2e-\w+: /,
+    );
+    for (const r of [drift, without, wrong]) expect(`${r.stdout}${r.stderr}`).not.toContain(DEFAULT_API_KEY);
     await project.destroy();
   }, 600_000);
 });

@@ -541,7 +541,7 @@ describe("voice-agent-export (the command, dist/export/cli.js)", () => {
     const none = await run(["--out", path.join(dir, "none")]);
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(
-      "voice-agent-export: set VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY: the export reads the service\n",
+      "voice-agent-export: the export asks the service: give --stack NAME to read voice-agent:baseUrl and voice-agent:apiKey from that stack's configuration, or set VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY\n",
     );
     const env = { VOICE_AGENT_BASE_URL: emu.url, VOICE_AGENT_API_KEY: DEFAULT_API_KEY };
     const missing = await run(["--out", path.join(dir, "missing"), "--agent", "nope"], env);

@@ -116,7 +116,7 @@ describe("voice-agent-diff", () => {
     const none = run(["--resolve", FIXTURE]);
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(
-      "voice-agent-diff: --resolve asks the service: set VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY\n",
+      "voice-agent-diff: --resolve asks the service: give --stack NAME to read voice-agent:baseUrl and voice-agent:apiKey from that stack's configuration, or set VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY\n",
     );
     const insecure = run(["--resolve", FIXTURE], {
       env: { VOICE_AGENT_BASE_URL: "http://voice.example.com", VOICE_AGENT_API_KEY: DEFAULT_API_KEY },
@@ -211,7 +211,7 @@ describe("voice-agent-diff", () => {
     const none = run(["--drift"], { input: empty });
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(
-      "voice-agent-diff: --drift asks the service: set VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY\n",
+      "voice-agent-diff: --drift asks the service: give --stack NAME to read voice-agent:baseUrl and voice-agent:apiKey from that stack's configuration, or set VOICE_AGENT_BASE_URL and VOICE_AGENT_API_KEY\n",
     );
     const creds = { VOICE_AGENT_BASE_URL: "https://voice.example.com", VOICE_AGENT_API_KEY: DEFAULT_API_KEY };
     const clean = run(["--drift"], { input: empty, env: creds });
