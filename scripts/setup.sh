@@ -94,6 +94,7 @@ log "$(pulumi version) at $PVA_PULUMI_DIR/bin"
 #    behind (npm pack packs all of it); `npm pack` outside the tests does the same (`prepack`).
 rm -rf dist.build
 npx tsc -p tsconfig.build.json --outDir dist.build
+node scripts/legacy-kinds.js dist.build
 rm -rf dist.old
 [ ! -d dist ] || mv dist dist.old
 mv dist.build dist
