@@ -3,8 +3,8 @@
  * Writes `<dist>/provider/kinds/<kind>.js` for each resource kind: an alias of
  * `<dist>/resources/<kind>/kind.js`. A stack deployed from a linked checkout before the registry
  * moved to `src/resources/` holds a provider text that requires `dist/provider/kinds/<kind>.js`
- * (by a path relative to the project folder); `refresh`, `destroy` and every resource an `up`
- * leaves unchanged load that text from the state, so the file must exist. Run after every build:
+ * (by a path relative to the project folder); `refresh` and `destroy` load that text from the
+ * state, so the file must exist. Run after every build:
  *
  *   node scripts/legacy-kinds.js [dist]
  */
