@@ -82,7 +82,8 @@ describe("two pipelines, one key", () => {
     const created = await together((p) => p.up({ allowFailure: true }));
     expectClean(created.results);
     // Each stack alone would take the whole window; the service's headers tell each of the other.
-    expect(created.refused).toBeLessThanOrEqual(0.01 * (created.admitted + created.refused));
+    // At most 1 % (one at this size: ~100 requests, where a window of 40 leaves a hold of one).
+    expect(created.refused).toBeLessThanOrEqual(Math.max(1, 0.01 * (created.admitted + created.refused)));
     // Three windows at the default size (another size's bound is what its requests make it).
     expect(created.bound).toBe(DEFAULT_SIZE ? 120 : Math.floor((created.admitted - 1) / LIMIT) * 60);
     expect(created.seconds).toBeLessThanOrEqual(1.1 * created.bound);
@@ -94,7 +95,7 @@ describe("two pipelines, one key", () => {
     }
     const changed = await together((p) => p.up({ allowFailure: true }));
     expectClean(changed.results);
-    expect(changed.refused).toBeLessThanOrEqual(0.01 * (changed.admitted + changed.refused));
+    expect(changed.refused).toBeLessThanOrEqual(Math.max(1, 0.01 * (changed.admitted + changed.refused)));
     expect(changed.bound).toBe(DEFAULT_SIZE ? 120 : Math.floor((changed.admitted - 1) / LIMIT) * 60);
     expect(changed.seconds).toBeLessThanOrEqual(1.1 * changed.bound);
     // Every agent of both stacks has its new prompt live.
