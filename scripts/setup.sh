@@ -120,6 +120,7 @@ fi
 #    behind (npm pack packs all of it); `npm pack` outside the tests does the same (`prepack`).
 rm -rf dist.build
 npx tsc -p tsconfig.build.json --outDir dist.build
+node scripts/legacy-kinds.js dist.build
 rm -rf dist.old
 [ ! -d dist ] || mv dist dist.old
 mv dist.build dist

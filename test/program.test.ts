@@ -87,6 +87,41 @@ describe("registering a resource", () => {
     expect(Error.stackTraceLimit).toBe(limit);
   });
 
+  test("an AgentVersion registers the inputs the program gives and its outputs, no undefined input", async () => {
+    await pulumi.runtime.setMocks(
+      { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
+      "project",
+      "stack",
+      true,
+      "organization",
+    );
+    const agent = new Agent("registers", { name: "Registers", systemPrompt: "## Agent Purpose\nHelp." });
+    const version = new AgentVersion("registers-live", { agent });
+    const registered = Object.keys(version);
+    // Each registered property is an Output with its promises, per resource, in every preview.
+    for (const input of ["verify", "watch", "reinstate", "promote", "promoteConfig", "pinnedVersion"]) {
+      expect(registered).not.toContain(input);
+    }
+    for (const output of [
+      "agentId",
+      "version",
+      "versionId",
+      "isLive",
+      "origin",
+      "activation",
+      "label",
+      "notes",
+      "rolledBack",
+    ]) {
+      expect(pulumi.Output.isInstance((version as unknown as Record<string, unknown>)[output]), output).toBe(
+        true,
+      );
+    }
+    const pinned = new AgentVersion("registers-pinned", { agent, version: 0, label: "v0" });
+    expect(Object.keys(pinned)).toContain("pinnedVersion");
+    expect(Object.keys(pinned)).not.toContain("contentHash");
+  });
+
   test("an error thrown while registering keeps a stack that names the caller", async () => {
     const limit = Error.stackTraceLimit;
     let thrown: unknown;

@@ -1,6 +1,6 @@
 /**
  * The one module that does HTTP. Every request of the client goes through {@link send}: pacing by
- * the shared limiter, one undici keep-alive pool per origin, per-attempt timeout, retries with
+ * the shared limiter (which reads the answers' `X-RateLimit-*`), one undici keep-alive pool per origin, per-attempt timeout, retries with
  * exponential backoff and full jitter inside a time budget, `Retry-After` on 429, error mapping and
  * debug logging. Credentials are read from the config passed to each call and never stored here.
  */
@@ -22,7 +22,7 @@ import {
   type RequestContext,
   ResponseTooLargeError,
 } from "./errors";
-import { type MovingWindowLimiter, sharedLimiter } from "./limiter";
+import { type MovingWindowLimiter, sharedLimiter, standingOf } from "./limiter";
 import { logAttempt } from "./log";
 import { redactString } from "./redact";
 import { type AttemptOutcome, backoffMs, decideRetry } from "./retryPolicy";
@@ -340,7 +340,8 @@ export async function send(
       );
     }
     clearTimeout(timer);
-    permit.release();
+    // What the answer says of the key paces every later request of the process (limiter.ts).
+    permit.release({ standing: standingOf(resHeaders), refused: status === 429 });
     const requestId = header(resHeaders, "x-request-id");
     logAttempt(
       {

@@ -235,6 +235,43 @@ describe("rate limit", () => {
   });
 });
 
+describe("rate limit under concurrent requests", () => {
+  it("many parallel requests of one key: each admitted one gets its own Remaining, never below 0", async () => {
+    const LIMIT = 40;
+    const emu = await startEmulator({ rateLimitPerMinute: LIMIT });
+    try {
+      const api = bind(emu);
+      // Reads and writes at once (a write reads its body after it was counted), from many sockets.
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          i % 2 ? api.get("/v1/models") : api.post("/v1/agents", { name: `parallel ${i}` }),
+        ),
+      );
+      const admitted = answers.filter((r) => r.status !== 429);
+      const refused = answers.filter((r) => r.status === 429);
+      expect(admitted).toHaveLength(LIMIT);
+      expect(refused).toHaveLength(100 - LIMIT);
+      // Within the window Remaining only falls: the admitted requests hold LIMIT-1 .. 0, each once.
+      const remaining = admitted.map((r) => Number(r.headers.get("x-ratelimit-remaining")));
+      expect([...remaining].sort((a, b) => b - a)).toEqual(
+        Array.from({ length: LIMIT }, (_, i) => LIMIT - 1 - i),
+      );
+      for (const r of refused) {
+        expect(r.headers.get("x-ratelimit-remaining")).toBe("0");
+        expect(Number(r.headers.get("retry-after"))).toBe(Number(r.headers.get("x-ratelimit-reset")));
+      }
+      for (const r of answers) {
+        expect(r.headers.get("x-ratelimit-limit")).toBe(String(LIMIT));
+        const reset = Number(r.headers.get("x-ratelimit-reset"));
+        expect(reset).toBeGreaterThanOrEqual(1);
+        expect(reset).toBeLessThanOrEqual(60);
+      }
+    } finally {
+      await emu.close();
+    }
+  });
+});
+
 describe("rate-limit window", () => {
   it("frees a slot once the oldest counted request is a window old; Retry-After counts to then", async () => {
     const emu = await startEmulator({ rateLimitPerMinute: 2, rateWindowMs: 1_000 });

@@ -1,9 +1,10 @@
 /**
- * Two pipelines, one key (issue #28): two stacks of different teams, using the same API key, run
- * `pulumi up` at the same moment, then change every agent at the same moment. Neither sees the
- * other's requests; the server's 429 answers (with `Retry-After`) are how they share the budget.
- * Both must exit 0 with no 429 in their output, and together finish within 1.1 times the rate
- * bound of their combined requests.
+ * Two pipelines, one key (issues #28, #40): two stacks of different teams, using the same API key,
+ * run `pulumi up` at the same moment, then change every agent at the same moment. Neither sees the
+ * other's requests; each paces itself by what the service's answers say of the key
+ * (`X-RateLimit-Remaining` and `-Reset`). Both must exit 0 with no 429 in their output, at most 1 %
+ * of all requests may be answered 429, and together they finish within 1.1 times the rate bound of
+ * their combined requests.
  *
  * Smaller than the issue's 2 × 150 agents at 300 a minute: 2 × 11 agents at 40 a minute (both the
  * emulator's limit and the stacks' configured pace), so that each phase's combined requests (about
@@ -77,11 +78,12 @@ function expectClean(results: RunResult[]): void {
 }
 
 describe("two pipelines, one key", () => {
-  test("both up at once, then both change every agent at once: exit 0, no 429 shown, within 1.1× the bound", async () => {
+  test("both up at once, then both change every agent at once: exit 0, at most 1 % answered 429, within 1.1× the bound", async () => {
     const created = await together((p) => p.up({ allowFailure: true }));
     expectClean(created.results);
-    // Each stack alone fits its own pace; together they need the server's refusals to share.
-    expect(created.refused).toBeGreaterThan(0);
+    // Each stack alone would take the whole window; the service's headers tell each of the other.
+    // At most 1 % (one at this size: ~100 requests, where a window of 40 leaves a hold of one).
+    expect(created.refused).toBeLessThanOrEqual(Math.max(1, 0.01 * (created.admitted + created.refused)));
     // Three windows at the default size (another size's bound is what its requests make it).
     expect(created.bound).toBe(DEFAULT_SIZE ? 120 : Math.floor((created.admitted - 1) / LIMIT) * 60);
     expect(created.seconds).toBeLessThanOrEqual(1.1 * created.bound);
@@ -93,6 +95,7 @@ describe("two pipelines, one key", () => {
     }
     const changed = await together((p) => p.up({ allowFailure: true }));
     expectClean(changed.results);
+    expect(changed.refused).toBeLessThanOrEqual(Math.max(1, 0.01 * (changed.admitted + changed.refused)));
     expect(changed.bound).toBe(DEFAULT_SIZE ? 120 : Math.floor((changed.admitted - 1) / LIMIT) * 60);
     expect(changed.seconds).toBeLessThanOrEqual(1.1 * changed.bound);
     // Every agent of both stacks has its new prompt live.

@@ -238,7 +238,10 @@ export class AgentVersion extends ServiceResource {
       "agentVersion",
       "AgentVersion",
       name,
-      {
+      // Only the inputs the program gives, and the outputs: each registered property costs the
+      // program memory per resource (an Output and its promises), and an undefined input reaches
+      // no one (the engine drops it).
+      withoutUndefinedInputs({
         ...unknown,
         agentId: args.agent.agentId,
         contentHash: publishing ? args.agent.contentHash : undefined,
@@ -288,7 +291,7 @@ export class AgentVersion extends ServiceResource {
         blockedReasons: undefined,
         verification: undefined,
         rolledBack: undefined,
-      },
+      }),
       {
         ...opts,
         dependsOn: opts?.dependsOn ?? args.agent,
@@ -340,4 +343,26 @@ function agentConfig(agent: Agent): Record<string, unknown> {
   return Object.fromEntries(
     AGENT_CONFIG_FIELDS.filter((k) => outputs[k] !== undefined).map((k) => [k, outputs[k]]),
   );
+}
+
+/** The outputs the class declares: registered even while undefined, so that each is an Output. */
+const OUTPUTS = new Set([
+  "agentId",
+  "version",
+  "versionId",
+  "isLive",
+  "origin",
+  "activation",
+  "blockedReasons",
+  "verification",
+  "promotion",
+  "promoteProof",
+  "rolledBack",
+  "label",
+  "notes",
+]);
+
+/** `props` without the inputs whose value is undefined (the declared outputs all stay). */
+function withoutUndefinedInputs(props: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(props).filter(([k, v]) => v !== undefined || OUTPUTS.has(k)));
 }

@@ -1,0 +1,256 @@
+/**
+ * The pacing as a table: one pure decision per case (no I/O, no clock), then the whole limiter of
+ * several processes sharing one key against the emulator's moving window, on a simulated clock at
+ * the service's size (300 requests a minute): few 429s, the key's pace, and nobody starves.
+ */
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import {
+  decidePace,
+  type Heard,
+  holdFor,
+  MovingWindowLimiter,
+  type PaceView,
+  standingOf,
+} from "../../src/client/limiter";
+import { RateLimiter } from "../../src/emulator/rateLimit";
+
+const W = 60_000;
+const heard = (over: Partial<Heard> = {}): Heard => ({
+  limit: 300,
+  remaining: 100,
+  at: 1_000,
+  resetAt: 5_000,
+  others: 0,
+  freed: 0,
+  unseen: 0,
+  ...over,
+});
+const view = (over: Partial<PaceView> = {}): PaceView => ({
+  now: 2_000,
+  pace: 300,
+  windowMs: W,
+  mine: 0,
+  inFlight: 0,
+  nextOwnFree: Number.POSITIVE_INFINITY,
+  pausedUntil: Number.NEGATIVE_INFINITY,
+  heard: undefined,
+  bare: false,
+  ...over,
+});
+const INF = Number.POSITIVE_INFINITY;
+
+describe("decidePace", () => {
+  test.each<[string, Partial<PaceView>, true | [string, number]]>([
+    ["nothing known, nothing in flight: the first request goes", {}, true],
+    [
+      "nothing known, one in flight: wait for its answer",
+      { inFlight: 1, mine: 1 },
+      ["first answer first", INF],
+    ],
+    ["a service without X-RateLimit-*: today's own count", { inFlight: 5, mine: 5, bare: true }, true],
+    [
+      "own pace reached: wait for the oldest own slot to leave",
+      { mine: 300, bare: true, nextOwnFree: 9_000 },
+      ["own pace", 9_000],
+    ],
+    [
+      "Retry-After wins over a Remaining that would allow",
+      { pausedUntil: 3_000, heard: heard({ remaining: 200 }) },
+      ["retry-after", 3_000],
+    ],
+    ["alone, Remaining 100, 8 unseen: go", { inFlight: 8, mine: 8, heard: heard({ unseen: 8 }) }, true],
+    [
+      "alone, every remaining slot taken by our unseen requests: wait for an answer",
+      { inFlight: 3, mine: 3, heard: heard({ remaining: 3, unseen: 3 }) },
+      ["remaining", 5_000],
+    ],
+    [
+      "Remaining 0, nothing in flight, holding slots: wait for Reset or our next slot, whichever first",
+      { mine: 40, nextOwnFree: 7_000, heard: heard({ remaining: 0, resetAt: 4_000 }) },
+      ["remaining", 4_000],
+    ],
+    [
+      "after Reset, nothing in flight: one slot has freed",
+      { now: 4_000, mine: 40, heard: heard({ remaining: 0, resetAt: 4_000 }) },
+      true,
+    ],
+    [
+      "after Reset, but an answer is on its way: it will tell",
+      { now: 4_000, mine: 40, inFlight: 1, heard: heard({ remaining: 0, resetAt: 4_000, unseen: 1 }) },
+      ["remaining", INF],
+    ],
+    [
+      "our own slots freed since the answer count as free",
+      { mine: 10, heard: heard({ remaining: 0, freed: 2, unseen: 1 }) },
+      true,
+    ],
+    [
+      "two processes read the same Remaining: each spends its share (10 left, 4 of ours unseen)",
+      { mine: 150, inFlight: 4, heard: heard({ remaining: 10, others: 140, unseen: 4 }) },
+      ["remaining", 5_000],
+    ],
+    [
+      "two processes: 3 of ours unseen of 10 left (less the hold of 3): go",
+      { mine: 150, inFlight: 3, heard: heard({ remaining: 10, others: 140, unseen: 3 }) },
+      true,
+    ],
+    [
+      "a heavy process keeps the hold free for others (3 of 300)",
+      { mine: 150, heard: heard({ remaining: holdFor(300), others: 144 }), nextOwnFree: 8_000 },
+      ["remaining", 5_000],
+    ],
+    [
+      "a light process (the watch) may take the hold",
+      { mine: 2, heard: heard({ remaining: holdFor(300), others: 292 }) },
+      true,
+    ],
+    [
+      "a light process sends one at a time when others fill the window",
+      { mine: 2, inFlight: 1, heard: heard({ remaining: holdFor(300), others: 292, unseen: 1 }) },
+      ["remaining", 5_000],
+    ],
+    [
+      "a standing a window old: one request at a time",
+      { now: 1_000 + W, inFlight: 1, mine: 1, heard: heard({ remaining: 0, unseen: 1 }) },
+      ["one at a time when stale", INF],
+    ],
+    [
+      "a standing a window old, nothing in flight: go",
+      { now: 1_000 + W, heard: heard({ remaining: 0 }) },
+      true,
+    ],
+  ])("%s", (_name, over, expected) => {
+    const d = decidePace(view(over));
+    expect(d.go ? true : [d.rule, d.until]).toEqual(expected);
+  });
+
+  test("the headers are read as numbers; missing or garbled ones are no standing", () => {
+    expect(
+      standingOf({ "x-ratelimit-limit": "300", "x-ratelimit-remaining": "12", "x-ratelimit-reset": "7" }),
+    ).toEqual({ limit: 300, remaining: 12, resetMs: 7_000 });
+    expect(standingOf({ "x-ratelimit-limit": "300", "x-ratelimit-remaining": "12" })).toBeUndefined();
+    expect(
+      standingOf({ "x-ratelimit-limit": "x", "x-ratelimit-remaining": "12", "x-ratelimit-reset": "7" }),
+    ).toBeUndefined();
+  });
+});
+
+/** One simulated process: `work` requests through its own limiter, `concurrency` at a time. */
+interface Proc {
+  name: string;
+  /** Bursts: `requests` at each instant of `at` (ms from the start). */
+  bursts: { at: number; requests: number }[];
+  concurrency: number;
+}
+
+interface Outcome {
+  admitted: number;
+  refused: number;
+  seconds: number;
+  /** Per process: when it finished, and the longest any of its bursts took. */
+  done: Record<string, { seconds: number; longestBurst: number }>;
+}
+
+/**
+ * Runs the processes against the emulator's moving window on vitest's fake clock: each request
+ * goes through its process's limiter, reaches the server after 5 ms, and its answer (with the
+ * server's `X-RateLimit-*`) comes 5 ms later; a 429 pauses its process until `Retry-After`.
+ */
+async function simulate(procs: Proc[], limit = 300): Promise<Outcome> {
+  const server = new RateLimiter(limit, W);
+  let admitted = 0;
+  let refused = 0;
+  const t0 = performance.now();
+  const done: Outcome["done"] = {};
+  const oneRequest = async (lim: MovingWindowLimiter) => {
+    for (let retry = 0; ; retry++) {
+      const permit = await lim.acquire(retry > 0);
+      await new Promise((r) => setTimeout(r, 5));
+      const d = server.hit("key", Date.now()) ?? { allowed: true, limit, remaining: limit, resetSeconds: 60 };
+      await new Promise((r) => setTimeout(r, 5));
+      permit.release({
+        standing: { limit: d.limit, remaining: d.remaining, resetMs: d.resetSeconds * 1000 },
+        refused: !d.allowed,
+      });
+      if (d.allowed) {
+        admitted++;
+        return;
+      }
+      refused++;
+      lim.pauseUntil(performance.now() + d.resetSeconds * 1000);
+    }
+  };
+  const runs = procs.map(async (p) => {
+    const lim = new MovingWindowLimiter(limit, W);
+    let longestBurst = 0;
+    for (const b of p.bursts) {
+      const wait = t0 + b.at - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const started = performance.now();
+      let left = b.requests;
+      await Promise.all(
+        Array.from({ length: p.concurrency }, async () => {
+          while (left > 0) {
+            left--;
+            await oneRequest(lim);
+            // The engine's own work between two requests of a worker.
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        }),
+      );
+      longestBurst = Math.max(longestBurst, (performance.now() - started) / 1000);
+    }
+    done[p.name] = { seconds: (performance.now() - t0) / 1000, longestBurst };
+  });
+  let finished = false;
+  void Promise.all(runs).then(() => {
+    finished = true;
+  });
+  while (!finished) await vi.advanceTimersByTimeAsync(50);
+  return { admitted, refused, seconds: (performance.now() - t0) / 1000, done };
+}
+
+/** With a fresh moving window the first `limit` go at once: the last of n no sooner than this. */
+const boundSeconds = (n: number, limit = 300) => Math.floor((n - 1) / limit) * (W / 1000);
+
+describe("several processes on one key (simulated clock, the service's size)", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({
+      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],
+    });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const deploy = (name: string, requests: number): Proc => ({
+    name,
+    bursts: [{ at: 0, requests }],
+    concurrency: 8,
+  });
+  const watch: Proc = {
+    name: "watch",
+    bursts: Array.from({ length: 30 }, (_, i) => ({ at: i * 10_000, requests: 3 })),
+    concurrency: 1,
+  };
+
+  test.each<[string, Proc[]]>([
+    ["one process", [deploy("a", 1000)]],
+    ["two processes", [deploy("a", 800), deploy("b", 800)]],
+    ["two processes and a watch pass every 10 s", [deploy("a", 800), deploy("b", 800), watch]],
+    [
+      "a second process starting a window later",
+      [deploy("a", 1000), { ...deploy("b", 600), bursts: [{ at: 70_000, requests: 600 }] }],
+    ],
+  ])("%s: at most 1 %% answered 429, within 1.10 of the bound, nobody starves", async (_name, procs) => {
+    const out = await simulate(procs);
+    const bound = boundSeconds(out.admitted);
+    console.log(
+      `${_name}: ${out.admitted} admitted, ${out.refused} refused, ${out.seconds.toFixed(1)} s, bound ${bound} s`,
+      out.done,
+    );
+    expect(out.refused).toBeLessThanOrEqual(0.01 * (out.admitted + out.refused));
+    expect(out.seconds).toBeLessThanOrEqual(1.1 * bound);
+    // The watch's passes never wait more than a window.
+    if (out.done.watch) expect(out.done.watch.longestBurst).toBeLessThanOrEqual(W / 1000);
+  });
+});
