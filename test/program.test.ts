@@ -107,6 +107,7 @@ describe("registering a resource", () => {
       "version",
       "versionId",
       "isLive",
+      "liveVersion",
       "origin",
       "activation",
       "label",

@@ -350,6 +350,7 @@ const OUTPUTS = new Set([
   "agentId",
   "version",
   "versionId",
+  "liveVersion",
   "isLive",
   "origin",
   "activation",
