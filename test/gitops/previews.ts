@@ -40,5 +40,5 @@ export async function preview(
     mkdirSync(FIXTURES, { recursive: true });
     writeFileSync(path.join(FIXTURES, `${name}.json`), stdout.replaceAll(url, "http://127.0.0.1:8787"));
   }
-  return JSON.parse(stdout);
+  return parsePreview(JSON.parse(stdout));
 }
