@@ -37,7 +37,7 @@ import type { HandlerFactory, Props, ProviderContext } from "../../provider/reso
 import { parseProps } from "../../provider/state";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { workingVersion } from "../agent/provider";
-import { flatDraft, foldedDraft, withContentHash } from "./layout";
+import { DRAFT_FIELDS, flatDraft, foldedDraft, withContentHash } from "./layout";
 import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from "./promote";
 import type { Promotion } from "./promoteArgs";
 import type { Proof } from "./proof";
@@ -50,14 +50,7 @@ import { reinstateFailures, reinstates, watchAnalysisFailures, watchFailures } f
 /** The AgentVersion's inputs, as the program sends them (see the class in `index.ts`). */
 const OWN_INPUTS = [
   "agentId",
-  "contentHash",
-  "knownVersion",
-  "knownUpTo",
-  "draftVersion",
-  "documentRevision",
-  "draftPublished",
-  "draftHash",
-  "latestVersion",
+  ...DRAFT_FIELDS,
   "label",
   "notes",
   "live",
