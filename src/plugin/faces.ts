@@ -15,6 +15,7 @@ import { CREATE_MARKER_PREFIX } from "../client/recovery";
 import { deepEqual } from "../provider/normalize";
 import { UNKNOWN } from "../provider/unknowns";
 import { AGENT_CONFIG_FIELDS } from "../resources/agent/fields";
+import { CONTENT_HASH_INPUT } from "../resources/agent/projection";
 import { type AgentView, versionInputsFromAgent } from "../resources/agentVersion/fromAgent";
 import type { ResourceKind } from "../resources/registry";
 import { type Props, resourceRef } from "./values";
@@ -82,9 +83,10 @@ const agent: KindFace = {
   kind: "agent",
   identity: ["agentId"],
   seen(urn, props, fc, planned) {
-    // A change at preview: the checked inputs over the state; the hash unknown until checked.
+    // A change at preview: the checked inputs over the state; the hash the check computed
+    // (`__contentHash`, the Agent's checked input), unknown until checked.
     const view = planned
-      ? { ...fc.agents.get(urn), ...props, contentHash: props.contentHash ?? UNKNOWN }
+      ? { ...fc.agents.get(urn), ...props, contentHash: props[CONTENT_HASH_INPUT] ?? UNKNOWN }
       : props;
     fc.agents.set(urn, view);
   },
