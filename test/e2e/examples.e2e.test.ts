@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
-import { findReusedVersions } from "../../src/gitops/report";
+import { findReusedVersions, parsePreview } from "../../src/gitops/report";
 import { traffic } from "../support/control";
 import { installedPolicyPack, PulumiProject, REPO_ROOT } from "../support/pulumi";
 
@@ -218,7 +218,7 @@ describe("examples", () => {
       writeFileSync(prompt, original); // git revert
       await record(p, "rollback-revert");
       // The pull-request report can tell which published version the revert brings back.
-      const preview = JSON.parse((await p.pulumi(["preview", "--json"])).stdout);
+      const preview = parsePreview(JSON.parse((await p.pulumi(["preview", "--json"])).stdout));
       const reused = await findReusedVersions(
         preview,
         new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY }),
