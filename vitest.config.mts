@@ -1,27 +1,69 @@
 import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-const projects: { all: string[]; e2e: string[] } = JSON.parse(
+const projects: { all: string[]; e2e: string[]; stock: string[] } = JSON.parse(
   readFileSync(new URL("./test/support/projects.json", import.meta.url), "utf8"),
 );
 
-// Two projects. `e2e`: every test file that launches the Pulumi CLI (needs the toolchain that
-// scripts/setup.sh builds; minutes). `unit`: all the others (`npm run test:unit`, under a minute).
-// `npm test` runs both. The globs are in test/support/projects.json; test/projects.test.ts checks
-// that every file which launches `pulumi` is in `e2e`, and only those.
+/**
+ * The order vitest starts test files in: the longest first, across the three projects (the longest
+ * processing time rule), so that no file of several minutes starts last and runs alone while the
+ * other workers idle. Durations are seconds from the last fresh-clone run
+ * (`test/support/durations.json`, keyed `project:file`); a file not listed counts as a minute in
+ * `e2e` and `stock` and a second in `unit`. A file that failed last time still runs first.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const durations: Record<string, number> = JSON.parse(
+      readFileSync(join(this.ctx.config.root, "test/support/durations.json"), "utf8"),
+    );
+    const seconds = (spec: TestSpecification): number => {
+      const name = spec.project.name;
+      const file = relative(spec.project.config.root, spec.moduleId);
+      return durations[`${name}:${file}`] ?? (name === "unit" ? 1 : 60);
+    };
+    const failed = (spec: TestSpecification): boolean =>
+      this.ctx.cache.getTestSpecificationResult(spec)?.failed === true;
+    return [...files].sort((a, b) => Number(failed(b)) - Number(failed(a)) || seconds(b) - seconds(a));
+  }
+}
+
+// Three projects, one run. `unit`: every file that does not launch the Pulumi CLI (no toolchain;
+// `npm run test:unit`, about a minute). `e2e`: the files that launch it, under this project's
+// Node.js language host. `stock`: what users run (the examples, the template, the packed tarball in
+// fresh projects, the tutorial, YAML, the export, the policy pack), under Pulumi's own stock host
+// (scripts/stock-host.sh), each file in one lane only. Where the stock host is absent (a user's
+// clone: scripts/test.sh sets PVA_STOCK_LANE=off) those files run in `e2e` instead. The globs and
+// the list are in test/support/projects.json; test/projects.test.ts checks them.
+const stockLane = process.env.PVA_STOCK_LANE !== "off";
+
 export default defineConfig({
   test: {
     // End-to-end tests drive the real Pulumi CLI: give them room. Three files at a time on our 2-core
     // machines: a file often waits (on a CLI's start, a retry's back-off, the emulator), and a third
-    // keeps both cores busy (npm test 405 s with two, 382 s with three; docs/performance.md).
+    // keeps both cores busy (docs/performance.md). The longest files start first.
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: "forks",
     maxWorkers: 3,
     reporters: ["default"],
+    sequence: { sequencer: LongestFirst },
     projects: [
       { extends: true, test: { name: "unit", include: projects.all, exclude: projects.e2e } },
-      { extends: true, test: { name: "e2e", include: projects.e2e } },
+      {
+        extends: true,
+        test: { name: "e2e", include: projects.e2e, exclude: stockLane ? projects.stock : [] },
+      },
+      ...(stockLane
+        ? [
+            {
+              extends: true as const,
+              test: { name: "stock", include: projects.stock, env: { PVA_PULUMI_HOST: "stock" } },
+            },
+          ]
+        : []),
     ],
   },
 });

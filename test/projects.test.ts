@@ -2,10 +2,12 @@
  * The split of the test files between the vitest projects (test/support/projects.json): every file
  * that launches the Pulumi CLI (or installs the packed package into a fresh project) is in `e2e`,
  * and every other file in `unit`, so that
- * `npm run test:unit` needs no toolchain and stays fast.
+ * `npm run test:unit` needs no toolchain and stays fast; the stock lane's files (`stock`) are e2e
+ * files that exist; and the order file (`durations.json`) names only files that exist.
  */
 import { globSync, readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
+import durations from "./support/durations.json";
 import projects from "./support/projects.json";
 import { REPO_ROOT } from "./support/pulumi";
 
@@ -27,6 +29,13 @@ describe("vitest projects", () => {
     expect(all.size).toBeGreaterThan(20);
     expect(e2e.size).toBeGreaterThan(0);
     for (const f of e2e) expect(all.has(f), f).toBe(true);
+  });
+
+  test("the stock lane lists e2e files that exist, and durations name existing files", () => {
+    for (const f of projects.stock) expect(e2e.has(f), `${f} in the stock list: not an e2e file`).toBe(true);
+    expect(new Set(projects.stock).size).toBe(projects.stock.length);
+    const stale = Object.keys(durations).filter((key) => !all.has(key.slice(key.indexOf(":") + 1)));
+    expect(stale, "test/support/durations.json names files that are gone").toEqual([]);
   });
 
   test("a file is in e2e exactly when it launches the Pulumi CLI", () => {

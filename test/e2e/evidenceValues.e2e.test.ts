@@ -1,7 +1,7 @@
 /**
  * No rate that can never fire, no proof from one call, as a user meets them: a fresh project with
  * the package installed from its tarball, its program type-checked, through the real engine against
- * the emulator, under our language host and Pulumi's stock one (scripts/test.sh, stock lane).
+ * the emulator, under our language host (the `e2e` project; vitest.config.mts).
  *
  * - A watch rate whose value the analysis never takes (`"Negative"`; its values are `positive`,
  *   `neutral`, `negative`) and a status rate naming a status the service does not have

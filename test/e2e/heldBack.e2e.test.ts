@@ -1,7 +1,7 @@
 /**
  * A held-back version never blocks the next change, as a user meets it: a fresh project with the
  * package installed from its tarball, its program type-checked, against the emulator, under our
- * language host and Pulumi's stock one (scripts/test.sh, stock lane). After a version is published
+ * language host (the `e2e` project; vitest.config.mts). After a version is published
  * and not put live (its verification failed, or `live: false`), the next `up` of a changed
  * configuration writes it onto the draft the service branches from the live version, and deploys.
  */

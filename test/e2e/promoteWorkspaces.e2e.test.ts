@@ -1,11 +1,11 @@
 /**
  * Promotion between two workspaces, as a user's project runs it: the package installed from its
- * tarball, the program type-checked, under our language host and Pulumi's stock one (scripts/test.sh
- * runs this file in the stock lane). Staging's stack and production's stack each have their own
+ * tarball, the program type-checked, under our language host (the `e2e` project;
+ * vitest.config.mts). Staging's stack and production's stack each have their own
  * workspace key; production reaches staging's with `promote.apiKey` (a secret in its config).
  * Knowledge bases are compared by name, so the two workspaces' ids differ and nothing is refused;
  * the key to staging's workspace is nowhere in the state or the output. A proof that falls short
- * shows as a warning on the AgentVersion in the preview (which passes), under both hosts.
+ * shows as a warning on the AgentVersion in the preview (which passes).
  */
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { closeDispatchers } from "../../src/client";

@@ -1,7 +1,7 @@
 /**
  * Verified go-live as a user meets it: a fresh project with the package installed from its
  * tarball, its program type-checked, against the emulator (calls of 0.2 s), under our language
- * host and Pulumi's stock one (scripts/test.sh, stock lane). A passing verification puts the
+ * host (the `e2e` project; vitest.config.mts). A passing verification puts the
  * version live after its test calls; a failing one leaves the earlier version live and says why.
  */
 import { afterAll, beforeAll, expect, test } from "vitest";

@@ -1,8 +1,8 @@
 /**
  * After go-live, as a user meets it: a fresh project with the package installed from its tarball,
  * its program type-checked, through the real engine against the emulator (calls of 0.2 s; real
- * traffic from `POST /_emulator/traffic`), under our language host and Pulumi's stock one
- * (scripts/test.sh, stock lane). The installed `voice-agent-diff --watch` reads
+ * traffic from `POST /_emulator/traffic`), under our language host
+ * (the `e2e` project; vitest.config.mts). The installed `voice-agent-diff --watch` reads
  * `pulumi refresh --preview-only --json`:
  *
  * - a bad version going live with real traffic is rolled back by one pass (why in the notes of the

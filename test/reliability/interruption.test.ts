@@ -4,7 +4,7 @@
  * --clear-pending-creates`, `pulumi up`. After it the service holds exactly the declared objects
  * (nothing duplicated, nothing lost), every configuration is published once, the declared version
  * is live, `preview --expect-no-changes` and `refresh --expect-no-changes` pass, and no process of
- * the killed run is left (under Pulumi's stock language host, in the stock lane of scripts/test.sh,
+ * the killed run is left (under Pulumi's stock language host, in the stock lane (vitest.config.mts),
  * none but that host, which is Pulumi's: docs/reliability.md).
  *
  * 1. Deterministic kill points: the emulator's `hold_after_commit` fault commits writes and never
