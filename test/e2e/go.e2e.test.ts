@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { expectPromptChangeGoesLive, serviceApi } from "../support/pluginPrograms";
 import { filesOfPage, PulumiProject, REPO_ROOT } from "../support/pulumi";
 import { stockHostsOrSkip } from "../support/stock";
 
@@ -32,15 +33,7 @@ if (!hasGo && process.env.CI === "true") throw new Error(`${WHAT}: \`go\` not fo
 if (!hasGo) console.log(`${WHAT}: did not run: \`go\` not found`);
 const bin = hasGo ? stockHostsOrSkip(["pulumi-language-go"], WHAT) : undefined;
 
-async function api(method: string, at: string): Promise<any> {
-  const res = await fetch(`${emu.url}${at}`, {
-    method,
-    headers: { authorization: `Bearer ${DEFAULT_API_KEY}` },
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${at}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const api = serviceApi(() => emu.url);
 
 /** The program's prompt (it names no tool or variable: the program declares none). */
 const PROMPT = [
@@ -147,21 +140,7 @@ describe.skipIf(!bin)("a Go program on the voice-agent plugin", () => {
   }, 300_000);
 
   test("a prompt change previews the AgentVersion changing, and goes live", async () => {
-    const before = await project.outputs();
-    const prompt = path.join(project.dir, "prompt.md");
-    writeFileSync(prompt, `${readFileSync(prompt, "utf8")}\nAlways offer a callback.\n`);
-    const preview = await project.preview();
-    expect(preview.stdout).toMatch(
-      /~ voice-agent:index:Agent: \(update\)[\s\S]*::host\][\s\S]*Always offer a callback/,
-    );
-    expect(preview.stdout).toMatch(/~ voice-agent:index:AgentVersion: \(update\)[\s\S]*::live\]/);
-    expect(preview.stdout).not.toMatch(/replace|Widget/);
-    await project.upAndSettle();
-    const after = await project.outputs();
-    expect(after.liveVersion).toBeGreaterThan(before.liveVersion);
-    const agent = await api("GET", `/v1/agents/${after.agentId}`);
-    expect(agent.live_version).toBe(after.liveVersion);
-    expect(agent.system_prompt).toContain("Always offer a callback.");
+    await expectPromptChangeGoesLive(project, api);
   }, 300_000);
 
   test("destroy", async () => {

@@ -1,0 +1,53 @@
+/**
+ * What the end-to-end tests of the provider plugin's languages (YAML, Go) share: the service's API
+ * as a test reads it, and the prompt change every language must preview and put live the same way.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { expect } from "vitest";
+import { DEFAULT_API_KEY } from "../../src/emulator";
+import type { PulumiProject, RunResult } from "./pulumi";
+
+/** A request to the service at `base` with the emulator's default key; the answer parsed. */
+export type ServiceApi = (method: string, at: string, body?: unknown) => Promise<any>;
+
+export function serviceApi(base: () => string): ServiceApi {
+  return async (method, at, body) => {
+    const res = await fetch(`${base()}${at}`, {
+      method,
+      headers: { authorization: `Bearer ${DEFAULT_API_KEY}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${at}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+/**
+ * A line added to the project's prompt.md previews the Agent `host` changing (the new text shown)
+ * and the AgentVersion `live` updated in place (publishing), nothing replaced and the Widget
+ * untouched; `up` then puts it live: the service holds the new prompt, and a newer version answers
+ * calls. Returns the preview.
+ */
+export async function expectPromptChangeGoesLive(
+  project: PulumiProject,
+  api: ServiceApi,
+): Promise<RunResult> {
+  const before = await project.outputs();
+  const prompt = path.join(project.dir, "prompt.md");
+  writeFileSync(prompt, `${readFileSync(prompt, "utf8")}\nAlways offer a callback.\n`);
+  const preview = await project.preview();
+  expect(preview.stdout).toMatch(
+    /~ voice-agent:index:Agent: \(update\)[\s\S]*::host\][\s\S]*Always offer a callback/,
+  );
+  expect(preview.stdout).toMatch(/~ voice-agent:index:AgentVersion: \(update\)[\s\S]*::live\]/);
+  expect(preview.stdout).not.toMatch(/replace|Widget/);
+  await project.upAndSettle();
+  const after = await project.outputs();
+  expect(after.liveVersion).toBeGreaterThan(before.liveVersion);
+  const agent = await api("GET", `/v1/agents/${after.agentId}`);
+  expect(agent.live_version).toBe(after.liveVersion);
+  expect(agent.system_prompt).toContain("Always offer a callback.");
+  return preview;
+}
