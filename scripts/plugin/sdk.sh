@@ -7,8 +7,8 @@
 # Exits 3 when ../shared/pulumi-stock holds no hosts (as scripts/stock-host.sh does).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
+out="$(realpath -m "${1:-$PVA_ROOT/sdk}")"
 cd "$PVA_ROOT"
-out="${1:-$PVA_ROOT/sdk}"
 bin="$(bash scripts/stock-host.sh)"
 for host in pulumi-language-go pulumi-language-python; do
   [ -x "$bin/$host" ] || { echo "[sdk] $host not found in ../shared/pulumi-stock" >&2; exit 3; }
