@@ -17,16 +17,19 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
-import { expectPromptChangeGoesLive, serviceApi } from "../support/pluginPrograms";
-import { filesOfPage, PulumiProject, REPO_ROOT } from "../support/pulumi";
+import { DEFAULT_API_KEY } from "../../src/emulator";
+import {
+  type Emulator,
+  expectPromptChangeGoesLive,
+  pluginStack,
+  serviceApi,
+} from "../support/pluginPrograms";
+import { filesOfPage, type PulumiProject, REPO_ROOT } from "../support/pulumi";
 import { stockHostsOrSkip } from "../support/stock";
 
-type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
 let project: PulumiProject;
 
-const VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
 const WHAT = "the Go end-to-end test (test/e2e/go.e2e.test.ts)";
 const hasGo = spawnSync("go", ["version"]).status === 0;
 if (!hasGo && process.env.CI === "true") throw new Error(`${WHAT}: \`go\` not found, and CI must run it`);
@@ -88,21 +91,14 @@ function writeProgram(dir: string): void {
 
 beforeAll(async () => {
   if (!bin) return;
-  const tarball = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" })
-    .trim()
-    .split(" ")[0] as string;
-  emu = await startEmulator({ port: 0 });
   const source = mkdtempSync(path.join(tmpdir(), "go-source-"));
   try {
     writeProgram(source);
-    project = await PulumiProject.fromDirectory(source, {
-      stack: "dev",
+    // Our CLI with Pulumi's stock hosts beside it, Go's among them.
+    ({ emu, project } = await pluginStack(source, {
       passphrase: "go-example",
-      config: { "voice-agent:baseUrl": emu.url },
-      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
-      // Our CLI with Pulumi's stock hosts beside it, Go's among them.
       env: { PATH: `${bin}:${process.env.PATH}` },
-    });
+    }));
   } finally {
     rmSync(source, { recursive: true, force: true });
   }
@@ -115,10 +111,6 @@ beforeAll(async () => {
     stdio: "pipe",
   });
   console.log(`${WHAT}: go build in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  await project.pulumi(
-    ["plugin", "install", "resource", "voice-agent", VERSION, "--file", path.join(REPO_ROOT, tarball)],
-    { noStack: true },
-  );
 }, 900_000);
 
 afterAll(async () => {

@@ -7,20 +7,22 @@
  * property and a wrong type are refused at preview, naming them, with nothing written; a dashboard
  * edit is a conflict that says what to do; the key is never in the state; destroy.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
-import { expectPromptChangeGoesLive, serviceApi } from "../support/pluginPrograms";
-import { PulumiProject, REPO_ROOT, toolchainBin } from "../support/pulumi";
+import { DEFAULT_API_KEY } from "../../src/emulator";
+import {
+  type Emulator,
+  expectPromptChangeGoesLive,
+  pluginStack,
+  serviceApi,
+} from "../support/pluginPrograms";
+import { type PulumiProject, REPO_ROOT, toolchainBin } from "../support/pulumi";
 
-type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
 let project: PulumiProject;
 
 const EXAMPLE = path.join(REPO_ROOT, "examples/yaml-support-agent");
-const VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
 
 const api = serviceApi(() => emu.url);
 
@@ -39,20 +41,7 @@ beforeAll(async () => {
   if (!existsSync(path.join(toolchainBin(), "pulumi-language-yaml"))) {
     throw new Error(`${toolchainBin()} holds no pulumi-language-yaml: run \`npm run setup\``);
   }
-  const tarball = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" })
-    .trim()
-    .split(" ")[0] as string;
-  emu = await startEmulator({ port: 0 });
-  project = await PulumiProject.fromDirectory(EXAMPLE, {
-    stack: "dev",
-    passphrase: "yaml-example",
-    config: { "voice-agent:baseUrl": emu.url },
-    secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
-  });
-  await project.pulumi(
-    ["plugin", "install", "resource", "voice-agent", VERSION, "--file", path.join(REPO_ROOT, tarball)],
-    { noStack: true },
-  );
+  ({ emu, project } = await pluginStack(EXAMPLE, { passphrase: "yaml-example" }));
 }, 240_000);
 
 afterAll(async () => {

@@ -1,12 +1,50 @@
 /**
- * What the end-to-end tests of the provider plugin's languages (YAML, Go) share: the service's API
- * as a test reads it, and the prompt change every language must preview and put live the same way.
+ * What the end-to-end tests of the provider plugin's languages (YAML, Go) share: a stack of a
+ * program on the plugin installed from its tarball, the service's API as a test reads it, and the
+ * prompt change every language must preview and put live the same way.
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { expect } from "vitest";
-import { DEFAULT_API_KEY } from "../../src/emulator";
-import type { PulumiProject, RunResult } from "./pulumi";
+import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { PulumiProject, REPO_ROOT, type RunResult } from "./pulumi";
+
+export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+
+/**
+ * The plugin packed (`npm run plugin:pack`), an emulator, and a copy of the project `source` on the
+ * stack `dev` whose settings name that emulator, with the plugin installed from its tarball
+ * (`pulumi plugin install resource voice-agent <version> --file <it>`) into the project's
+ * PULUMI_HOME. `env`: extra environment for every command.
+ */
+export async function pluginStack(
+  source: string,
+  opts: { passphrase: string; env?: Record<string, string> },
+): Promise<{ emu: Emulator; project: PulumiProject }> {
+  const tarball = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" })
+    .trim()
+    .split(" ")[0] as string;
+  const version = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
+  const emu = await startEmulator({ port: 0 });
+  try {
+    const project = await PulumiProject.fromDirectory(source, {
+      stack: "dev",
+      passphrase: opts.passphrase,
+      config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+      env: opts.env,
+    });
+    await project.pulumi(
+      ["plugin", "install", "resource", "voice-agent", version, "--file", path.join(REPO_ROOT, tarball)],
+      { noStack: true },
+    );
+    return { emu, project };
+  } catch (err) {
+    await emu.close();
+    throw err;
+  }
+}
 
 /** A request to the service at `base` with the emulator's default key; the answer parsed. */
 export type ServiceApi = (method: string, at: string, body?: unknown) => Promise<any>;
