@@ -197,7 +197,11 @@ export function generateSchema(): Schema {
       if (doc) spec.description = doc;
       if (SECRETS.has(`${owner}.${name}`)) spec.secret = true;
       properties[name] = spec;
-      if (!(p.flags & ts.SymbolFlags.Optional)) required.push(name);
+      // An output is always there when its declared type holds no `null` or `undefined`.
+      const nullable = (pt.isUnion() ? pt.types : [pt]).some(
+        (m) => m.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Null | ts.TypeFlags.Void),
+      );
+      if (outputOf ? !nullable : !(p.flags & ts.SymbolFlags.Optional)) required.push(name);
     }
     return { properties, required };
   };
@@ -239,6 +243,8 @@ export function generateSchema(): Schema {
     resources[TOKEN(r.name)] = {
       description: docOf(classSym),
       properties: sortKeys(properties),
+      // The outputs always there (SDKs type them as plain values, not pointers or optionals).
+      ...(outputs.required.length > 0 ? { required: outputs.required.sort() } : {}),
       inputProperties: sortKeys(inputs.properties),
       ...(inputs.required.length > 0 ? { requiredInputs: inputs.required.sort() } : {}),
     };
@@ -290,10 +296,16 @@ export function generateSchema(): Schema {
     description:
       "The workspace's API key (a secret). Falls back to the `VOICE_AGENT_API_KEY` environment variable.",
   };
-  const pkg = require(path.join(ROOT, "package.json")) as { homepage: string; license: string };
+  const pkg = require(path.join(ROOT, "package.json")) as {
+    version: string;
+    homepage: string;
+    license: string;
+  };
   return {
     name: PKG,
     displayName: "Voice Agent",
+    // The plugin's version (package.json's): the generated SDKs ask the engine for this plugin version.
+    version: pkg.version,
     description:
       "Voice agents as code: agents, published versions, widgets, knowledge bases and analysis groups.",
     keywords: ["pulumi", "voice-agent", "category/utility", "kind/native"],
@@ -302,10 +314,15 @@ export function generateSchema(): Schema {
     repository: "https://github.com/pulumi-voice-agent/pulumi-voice-agent",
     publisher: "pulumi-voice-agent",
     meta: { moduleFormat: "(.*)" },
+    // The generated SDKs (`npm run plugin:sdk`, sdk/): the Go module is `sdk/go.mod`
+    // (github.com/pulumi-voice-agent/pulumi-voice-agent/sdk), its package `.../sdk/go/voiceagent`.
     language: {
-      go: { importBasePath: "github.com/pulumi-voice-agent/pulumi-voice-agent/sdk/go/voiceagent" },
+      go: {
+        importBasePath: "github.com/pulumi-voice-agent/pulumi-voice-agent/sdk/go/voiceagent",
+        respectSchemaVersion: true,
+      },
       nodejs: { packageName: "@pulumi-voice-agent/voice-agent" },
-      python: { packageName: "pulumi_voice_agent" },
+      python: { packageName: "pulumi_voice_agent", respectSchemaVersion: true },
     },
     config: { variables: { baseUrl, apiKey } },
     provider: {

@@ -7,30 +7,24 @@
  * property and a wrong type are refused at preview, naming them, with nothing written; a dashboard
  * edit is a conflict that says what to do; the key is never in the state; destroy.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
-import { PulumiProject, REPO_ROOT, toolchainBin } from "../support/pulumi";
+import { DEFAULT_API_KEY } from "../../src/emulator";
+import {
+  type Emulator,
+  expectPromptChangeGoesLive,
+  pluginStack,
+  serviceApi,
+} from "../support/pluginPrograms";
+import { type PulumiProject, REPO_ROOT, toolchainBin } from "../support/pulumi";
 
-type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
 let project: PulumiProject;
 
 const EXAMPLE = path.join(REPO_ROOT, "examples/yaml-support-agent");
-const VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
 
-async function api(method: string, at: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${emu.url}${at}`, {
-    method,
-    headers: { authorization: `Bearer ${DEFAULT_API_KEY}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${at}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const api = serviceApi(() => emu.url);
 
 /** The workspace's agents as the service lists them (every field, revisions included). */
 const agents = async (): Promise<string> => JSON.stringify(await api("GET", "/v1/agents"));
@@ -47,20 +41,7 @@ beforeAll(async () => {
   if (!existsSync(path.join(toolchainBin(), "pulumi-language-yaml"))) {
     throw new Error(`${toolchainBin()} holds no pulumi-language-yaml: run \`npm run setup\``);
   }
-  const tarball = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" })
-    .trim()
-    .split(" ")[0] as string;
-  emu = await startEmulator({ port: 0 });
-  project = await PulumiProject.fromDirectory(EXAMPLE, {
-    stack: "dev",
-    passphrase: "yaml-example",
-    config: { "voice-agent:baseUrl": emu.url },
-    secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
-  });
-  await project.pulumi(
-    ["plugin", "install", "resource", "voice-agent", VERSION, "--file", path.join(REPO_ROOT, tarball)],
-    { noStack: true },
-  );
+  ({ emu, project } = await pluginStack(EXAMPLE, { passphrase: "yaml-example" }));
 }, 240_000);
 
 afterAll(async () => {
@@ -81,24 +62,9 @@ describe("a YAML program on the voice-agent plugin", () => {
   }, 300_000);
 
   test("a prompt change previews the AgentVersion changing, and goes live", async () => {
-    const before = await project.outputs();
-    const prompt = path.join(project.dir, "prompt.md");
-    writeFileSync(prompt, `${readFileSync(prompt, "utf8")}\nAlways offer a callback.\n`);
-    const preview = await project.preview();
-    // The agent's prompt changes, its version is updated in place (publishing), nothing else.
-    expect(preview.stdout).toMatch(
-      /~ voice-agent:index:Agent: \(update\)[\s\S]*::host\][\s\S]*Always offer a callback/,
-    );
-    expect(preview.stdout).toMatch(/~ voice-agent:index:AgentVersion: \(update\)[\s\S]*::live\]/);
+    const preview = await expectPromptChangeGoesLive(project, api);
     // The field named is the user's `agent` (not the content hash behind it).
     expect(preview.stdout).toMatch(/[-~] agent: /);
-    expect(preview.stdout).not.toMatch(/replace|Widget/);
-    await project.upAndSettle();
-    const after = await project.outputs();
-    expect(after.liveVersion).toBeGreaterThan(before.liveVersion);
-    const agent = await api("GET", `/v1/agents/${after.agentId}`);
-    expect(agent.live_version).toBe(after.liveVersion);
-    expect(agent.system_prompt).toContain("Always offer a callback.");
   }, 300_000);
 
   test.each([

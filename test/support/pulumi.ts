@@ -334,11 +334,17 @@ export class PulumiProject {
       installed?: boolean;
       /** The folder to make the copy in (one where a package is installed); overrides `installed`. */
       base?: string;
+      /** Extra environment for every command (e.g. a PATH with other language hosts first). */
+      env?: Record<string, string>;
     },
   ): Promise<PulumiProject> {
     const dir = PulumiProject.newDir(opts.installed, opts.base);
     cpSync(source, dir, { recursive: true, filter: (f) => !f.includes("node_modules") });
-    const project = new PulumiProject(dir, PulumiProject.environment(dir, opts.passphrase), opts.stack);
+    const project = new PulumiProject(
+      dir,
+      PulumiProject.environment(dir, opts.passphrase, opts.env),
+      opts.stack,
+    );
     await project.initStack(opts.config, opts.secrets);
     return project;
   }

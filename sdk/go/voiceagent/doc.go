@@ -1,0 +1,2 @@
+// Voice agents as code: agents, published versions, widgets, knowledge bases and analysis groups.
+package voiceagent

@@ -1,0 +1,91 @@
+/**
+ * What the end-to-end tests of the provider plugin's languages (YAML, Go) share: a stack of a
+ * program on the plugin installed from its tarball, the service's API as a test reads it, and the
+ * prompt change every language must preview and put live the same way.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { expect } from "vitest";
+import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { PulumiProject, REPO_ROOT, type RunResult } from "./pulumi";
+
+export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+
+/**
+ * The plugin packed (`npm run plugin:pack`), an emulator, and a copy of the project `source` on the
+ * stack `dev` whose settings name that emulator, with the plugin installed from its tarball
+ * (`pulumi plugin install resource voice-agent <version> --file <it>`) into the project's
+ * PULUMI_HOME. `env`: extra environment for every command.
+ */
+export async function pluginStack(
+  source: string,
+  opts: { passphrase: string; env?: Record<string, string> },
+): Promise<{ emu: Emulator; project: PulumiProject }> {
+  const tarball = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" })
+    .trim()
+    .split(" ")[0] as string;
+  const version = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
+  const emu = await startEmulator({ port: 0 });
+  try {
+    const project = await PulumiProject.fromDirectory(source, {
+      stack: "dev",
+      passphrase: opts.passphrase,
+      config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+      env: opts.env,
+    });
+    await project.pulumi(
+      ["plugin", "install", "resource", "voice-agent", version, "--file", path.join(REPO_ROOT, tarball)],
+      { noStack: true },
+    );
+    return { emu, project };
+  } catch (err) {
+    await emu.close();
+    throw err;
+  }
+}
+
+/** A request to the service at `base` with the emulator's default key; the answer parsed. */
+export type ServiceApi = (method: string, at: string, body?: unknown) => Promise<any>;
+
+export function serviceApi(base: () => string): ServiceApi {
+  return async (method, at, body) => {
+    const res = await fetch(`${base()}${at}`, {
+      method,
+      headers: { authorization: `Bearer ${DEFAULT_API_KEY}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${at}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+}
+
+/**
+ * A line added to the project's prompt.md previews the Agent `host` changing (the new text shown)
+ * and the AgentVersion `live` updated in place (publishing), nothing replaced and the Widget
+ * untouched; `up` then puts it live: the service holds the new prompt, and a newer version answers
+ * calls. Returns the preview.
+ */
+export async function expectPromptChangeGoesLive(
+  project: PulumiProject,
+  api: ServiceApi,
+): Promise<RunResult> {
+  const before = await project.outputs();
+  const prompt = path.join(project.dir, "prompt.md");
+  writeFileSync(prompt, `${readFileSync(prompt, "utf8")}\nAlways offer a callback.\n`);
+  const preview = await project.preview();
+  expect(preview.stdout).toMatch(
+    /~ voice-agent:index:Agent: \(update\)[\s\S]*::host\][\s\S]*Always offer a callback/,
+  );
+  expect(preview.stdout).toMatch(/~ voice-agent:index:AgentVersion: \(update\)[\s\S]*::live\]/);
+  expect(preview.stdout).not.toMatch(/replace|Widget/);
+  await project.upAndSettle();
+  const after = await project.outputs();
+  expect(after.liveVersion).toBeGreaterThan(before.liveVersion);
+  const agent = await api("GET", `/v1/agents/${after.agentId}`);
+  expect(agent.live_version).toBe(after.liveVersion);
+  expect(agent.system_prompt).toContain("Always offer a callback.");
+  return preview;
+}
