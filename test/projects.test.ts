@@ -16,10 +16,10 @@ const files = (globs: string[]) => new Set(globs.flatMap((g) => globSync(g, { cw
 /**
  * What makes a file launch `pulumi`: the harness that runs the CLI, or a direct spawn of it; or
  * install the packed package into a fresh project (`installTarball`: minutes of npm, as the e2e
- * tests of what users run do).
+ * tests of what users run do); or generate the SDKs (`scripts/plugin/sdk.sh`: `pulumi package gen-sdk`).
  */
 const LAUNCHES_PULUMI =
-  /\b(PulumiProject|newProject|spawnPulumi|toolchainBin|pulumiEnvironment|installedPackageDir|installTarball)\b|\b(spawn|spawnSync|execFile|execFileSync)\(\s*["'`]pulumi["'`]/;
+  /\b(PulumiProject|newProject|spawnPulumi|toolchainBin|pulumiEnvironment|installedPackageDir|installTarball)\b|scripts\/plugin\/sdk\.sh|\b(spawn|spawnSync|execFile|execFileSync)\(\s*["'`]pulumi["'`]/;
 
 describe("vitest projects", () => {
   const all = files(projects.all);

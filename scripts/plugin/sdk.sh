@@ -3,7 +3,7 @@
 # by `pulumi package gen-sdk` (Pulumi's Go and Python language hosts generate them; they come from
 # ../shared/pulumi-stock, through scripts/stock-host.sh), written to OUT/go and OUT/python
 # (default: the repository's sdk/, whose go.mod and go.sum are kept by hand and left alone).
-# test/plugin/sdk.test.ts regenerates into a temporary folder and fails when sdk/ differs.
+# test/plugin/sdk.e2e.test.ts regenerates into a temporary folder and fails when sdk/ differs.
 # Exits 3 when ../shared/pulumi-stock holds no hosts (as scripts/stock-host.sh does).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"

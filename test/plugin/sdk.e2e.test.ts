@@ -46,7 +46,7 @@ function differences(committed: string, generated: string): string[] {
 
 const hosts = stockHostsOrSkip(
   ["pulumi-language-go", "pulumi-language-python"],
-  "the SDKs' currency check (test/plugin/sdk.test.ts)",
+  "the SDKs' currency check (test/plugin/sdk.e2e.test.ts)",
 );
 
 const generated = path.join(work, "generated");
