@@ -15,7 +15,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { serve, VoiceAgentProvider } from "../../src/plugin/server";
-import { SECRET_SIG, SIG } from "../../src/plugin/values";
+import { RESOURCE_SIG, SECRET_SIG, SIG } from "../../src/plugin/values";
 import type { HandlerFactory } from "../../src/provider/resource";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
@@ -135,6 +135,8 @@ describe("the plugin's server", () => {
       knowledge_base_ids: [kb.id],
     });
     await client.widget.patch(held.id, { allowed_origins: ["https://shop.example.com"] });
+    await client.versions.publish(held.id, held.version, { label: "v1" });
+    await client.versions.activate(held.id, held.version);
     const imported = async (type: string, id: string) => {
       const read = new provpb.ReadRequest();
       read.setId(id);
@@ -190,6 +192,14 @@ describe("the plugin's server", () => {
       description: "What happened",
       items: [{ name: "resolved", type: "boolean", description: "Resolved?" }],
     });
+    // An AgentVersion's `agent` comes back as the agent's id (a generated program cannot hold the
+    // Agent itself); the live version that holds the Agent's configuration is not pinned.
+    const version = await imported("AgentVersion", `${held.id}/${held.version}`);
+    expect(version.inputs).toEqual(expect.objectContaining({ agent: held.id }));
+    expect(version.inputs.version).toBeUndefined();
+    expect(version.outs).toEqual(
+      expect.objectContaining({ version: held.version, isLive: true, label: "v1" }),
+    );
     const writes = (await requestLogOf(emu)).slice(before).filter((e) => e.method !== "GET");
     expect(writes).toEqual([]);
     const none = provpb.DiffResponse.DiffChanges.DIFF_NONE;
@@ -201,6 +211,16 @@ describe("the plugin's server", () => {
     ] as const) {
       expect({ type, ...(await previewed(type, r)) }).toEqual({ type, changes: none, diffs: [] });
     }
+    // The program names the imported Agent (previewed above) as the AgentVersion's agent.
+    const agentRef = {
+      [SIG]: RESOURCE_SIG,
+      urn: "urn:pulumi:test::plugin::voice-agent:index:Agent::imported",
+      id: held.id,
+    };
+    expect(await previewed("AgentVersion", { ...version, inputs: { agent: agentRef } })).toEqual({
+      changes: none,
+      diffs: [],
+    });
     // Gone from the service: nothing to import.
     const missing = kb.id.replace(/.{4}$/, (t) => (t === "0000" ? "1111" : "0000"));
     expect((await imported("KnowledgeBase", missing)).id).toBe("");
