@@ -31,7 +31,7 @@ import { deepEqual } from "../provider/normalize";
 import type { Props } from "../provider/resource";
 import { RESOURCES, type ResourceKind } from "../resources/registry";
 import { code, literal } from "./markdown";
-import { nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
+import { isOurs, nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
 import { fieldChanges, userInputs } from "./report";
 
 /** The exit code of `voice-agent-diff --drift` when something drifted. */
@@ -268,7 +268,7 @@ async function liveDrift(
  * document) lists, as `pulumi refresh` would, and returns what changed outside Pulumi.
  */
 export async function findDrift(refresh: PreviewJson, client: VoiceAgentClient): Promise<DriftReport> {
-  const ours = (refresh.steps ?? []).filter((s) => (s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
+  const ours = (refresh.steps ?? []).filter((s) => isOurs(s.oldState?.type));
   const secrets: string[] = [];
   const failed: ReadFailure[] = [];
   const found = await Promise.all(ours.map((s) => readDrift(s, client, secrets, failed)));
