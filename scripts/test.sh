@@ -52,6 +52,7 @@ stock_lane() {
     test/e2e/watch.e2e.test.ts
     test/e2e/evidenceValues.e2e.test.ts
     test/e2e/yaml.e2e.test.ts
+    test/e2e/pluginImport.e2e.test.ts
     test/export/export.e2e.test.ts
     test/reliability/interruption.test.ts
     test/policy/*.e2e.test.ts

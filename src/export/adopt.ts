@@ -6,10 +6,9 @@
  * system prompt as its text. The resource's own id replaces its adopt input. Reads only (GET).
  *
  * An import's id: the object's id; a Widget's is its agent's id (an agent has one widget); an
- * AgentVersion's is `<agentId>/<version>`. An AgentVersion's `agent` comes back as the agent's id:
- * the code generator writes it as a reference to the Agent imported alongside (`${agent.id}`),
- * which the program writes as the Agent itself (`${agent}`): a generated program cannot hold a
- * resource reference.
+ * AgentVersion's is `<agentId>/<version>`. An AgentVersion's `agent` comes back as the agent's id
+ * (its state needs no more); Pulumi's code generator cannot write it (it is the Agent resource), so
+ * an AgentVersion is imported with `--generate-code=false` and declared by hand (docs/plugin.md).
  */
 import type { VoiceAgentClient } from "../client";
 import { unlessGone } from "../provider/gone";

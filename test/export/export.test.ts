@@ -531,6 +531,7 @@ describe("voice-agent-export (the command, dist/export/cli.js)", () => {
       ["--out", "x", "--project", "a/b"],
       "--project: \"a/b\" is not a project name (letters, digits, '-', '_' and '.')",
     ],
+    [["--out", "x", "--language", "cobol"], '--language: "cobol" is not typescript or yaml'],
   ])("refuses %j with exit code 2", async (args, message) => {
     const r = await run(args);
     expect(r.code).toBe(2);
