@@ -145,6 +145,17 @@ export function yamlLines(v: Value, indent: number): string[] {
   });
 }
 
+/**
+ * `v` with every `$` of its text written `$$` (Pulumi YAML's escape: `${x}` in an agent's text is
+ * text, not an interpolation). (A function, since `$$` in a replacement string means `$`.)
+ */
+function escaped(v: Value): Value {
+  if (typeof v === "string") return v.replaceAll("$", () => "$$");
+  if (v === null || typeof v !== "object" || v instanceof Code) return v;
+  if (Array.isArray(v)) return v.map(escaped);
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, escaped(x)]));
+}
+
 /** The Pulumi YAML program (`Pulumi.yaml`): the project and its resources, in the plan's order. */
 export function renderYamlProgram(plan: ExportPlan, opts: RenderOptions): string {
   const lines = [
@@ -164,7 +175,7 @@ export function renderYamlProgram(plan: ExportPlan, opts: RenderOptions): string
     lines.push(...r.comments.map((c) => `  # ${c}`.trimEnd()));
     lines.push(`  ${r.variable}:`, `    type: voice-agent:index:${r.type}`);
     if (r.name !== r.variable) lines.push(`    name: ${scalar(r.name)}`);
-    lines.push("    properties:", ...yamlLines(r.args, 3));
+    lines.push("    properties:", ...yamlLines(escaped(r.args), 3));
   }
   return `${lines.join("\n")}\n`;
 }
