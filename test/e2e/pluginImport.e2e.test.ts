@@ -10,21 +10,13 @@
  * nor as a string (docs/plugin.md).
  */
 import { execFileSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { clearRequestLog, requestLog } from "../support/control";
-import { installedPackageDir, PulumiProject, pulumiHost, REPO_ROOT, toolchainBin } from "../support/pulumi";
+import { installedPackageDir, PulumiProject, packedPlugin, pulumiHost, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
@@ -89,15 +81,7 @@ function importFile(m: Made): string {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(toolchainBin(), "pulumi-language-yaml"))) {
-    throw new Error(`${toolchainBin()} holds no pulumi-language-yaml: run \`npm run setup\``);
-  }
-  tarball = path.join(
-    REPO_ROOT,
-    execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" })
-      .trim()
-      .split(" ")[0] as string,
-  );
+  tarball = packedPlugin();
   emu = await startEmulator({ port: 0 });
 }, 240_000);
 

@@ -9,14 +9,14 @@
  * nothing written; a dashboard edit is drift for `voice-agent-diff --drift` and a conflict that says
  * what to do; the key is never in the state; destroy.
  */
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { findReusedVersions, parsePreview, renderReport } from "../../src/gitops/report";
-import { PulumiProject, REPO_ROOT, toolchainBin } from "../support/pulumi";
+import { PulumiProject, packedPlugin, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
@@ -50,12 +50,7 @@ function program(edit: (text: string) => string = (t) => t): void {
 }
 
 beforeAll(async () => {
-  if (!existsSync(path.join(toolchainBin(), "pulumi-language-yaml"))) {
-    throw new Error(`${toolchainBin()} holds no pulumi-language-yaml: run \`npm run setup\``);
-  }
-  const tarball = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" })
-    .trim()
-    .split(" ")[0] as string;
+  const tarball = packedPlugin();
   emu = await startEmulator({ port: 0 });
   project = await PulumiProject.fromDirectory(EXAMPLE, {
     stack: "dev",
@@ -63,10 +58,9 @@ beforeAll(async () => {
     config: { "voice-agent:baseUrl": emu.url },
     secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
   });
-  await project.pulumi(
-    ["plugin", "install", "resource", "voice-agent", VERSION, "--file", path.join(REPO_ROOT, tarball)],
-    { noStack: true },
-  );
+  await project.pulumi(["plugin", "install", "resource", "voice-agent", VERSION, "--file", tarball], {
+    noStack: true,
+  });
 }, 240_000);
 
 afterAll(async () => {
