@@ -15,7 +15,7 @@ stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/node_modules/@pulumi/pulumi"
 cp -R dist "$stage/dist"
-rm -f "$stage"/dist/plugin/*.tar.gz
+rm -f "$stage"/dist/plugin/*.tar.gz*
 cp package.json schema.json LICENSE "$stage/"
 for module in zod undici fast-json-patch google-protobuf @grpc/grpc-js @js-sdsl/ordered-map; do
   mkdir -p "$stage/node_modules/$(dirname "$module")"
@@ -30,5 +30,7 @@ exec node "$(dirname "$0")/dist/plugin/main.js" "$@"
 SH
 chmod +x "$stage/pulumi-resource-voice-agent"
 mkdir -p dist/plugin
-tar -czf "$out" -C "$stage" .
+# Written aside, then moved into place: tests that pack at the same time never read half a tarball.
+tar -czf "$out.tmp.$$" -C "$stage" .
+mv -f "$out.tmp.$$" "$out"
 echo "$out ($(du -k "$out" | cut -f1) KB)"

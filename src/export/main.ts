@@ -10,7 +10,7 @@ import { serviceConfig } from "../cli/service";
 import { CONFIG_KEYS, DEBUG_ENV, ENV_KEYS, VoiceAgentClient } from "../client";
 import { planExport } from "./plan";
 import { readWorkspace } from "./read";
-import { renderProject, summarize, type Versions } from "./render";
+import { type Language, renderProject, summarize, type Versions } from "./render";
 
 /** The command's options (`node:util` `parseArgs`, strict). */
 export const OPTIONS = {
@@ -20,6 +20,7 @@ export const OPTIONS = {
   project: { type: "string" },
   cwd: { type: "string" },
   force: { type: "boolean" },
+  language: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -27,9 +28,9 @@ export const OPTIONS = {
 export const DEFAULT_STACK = "dev";
 
 /** `voice-agent-export --help`. */
-export const HELP = `usage: voice-agent-export --out DIR [--agent ID]... [--stack NAME [--cwd DIR]] [--project NAME] [--force]
+export const HELP = `usage: voice-agent-export --out DIR [--agent ID]... [--stack NAME [--cwd DIR]] [--project NAME] [--language typescript|yaml] [--force]
 
-Writes a Pulumi TypeScript project that brings a workspace under code: every agent (its working
+Writes a Pulumi TypeScript (or YAML) project that brings a workspace under code: every agent (its working
 configuration, its live version, its widget), knowledge base and analysis group, each declared
 with its adopt input and exactly the configuration the service holds (fields at their platform
 defaults left out), so that the first \`pulumi up\` writes nothing to the service. Only reads the
@@ -47,6 +48,8 @@ Options:
   --cwd DIR        with --stack: the folder of the Pulumi project to read it from (default: the
                    current one)
   --project NAME   the Pulumi project name (default: the name of the --out folder)
+  --language LANG  typescript (default): index.ts on this package; yaml: a Pulumi YAML program
+                   (Pulumi.yaml) on the voice-agent provider plugin (docs/plugin.md)
   --force          write into a folder that is not empty, replacing files of the same names
   -h, --help       show this help and exit
 
@@ -72,6 +75,8 @@ Examples:
   pulumi config set --secret voice-agent:apiKey <key> && pulumi up
 `;
 
+const isLanguage = (l: string): l is Language => l === "typescript" || l === "yaml";
+
 /** Names Pulumi accepts for a project or a stack. */
 const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 
@@ -95,8 +100,11 @@ function parse(argv: string[]) {
   if (!NAME.test(project)) {
     throw new UsageError(`--project: "${project}" is not a project name (letters, digits, '-', '_' and '.')`);
   }
+  const language = values.language ?? "typescript";
+  if (!isLanguage(language)) throw new UsageError(`--language: "${language}" is not typescript or yaml`);
   return {
     help: false as const,
+    language,
     out,
     stack,
     project,
@@ -147,7 +155,12 @@ export function main(argv: string[]): Promise<void> {
     const client = new VoiceAgentClient(await serviceConfig("the export", args.from));
     const snapshot = await readWorkspace(client, args.agents ? { agentIds: args.agents } : {});
     const plan = planExport(snapshot);
-    const files = renderProject(plan, { project: args.project, stack: args.stack, versions: versions() });
+    const files = renderProject(plan, {
+      project: args.project,
+      stack: args.stack,
+      versions: versions(),
+      language: args.language,
+    });
     for (const [name, content] of files) {
       const file = path.join(args.out, name);
       mkdirSync(path.dirname(file), { recursive: true });
@@ -158,7 +171,7 @@ export function main(argv: string[]): Promise<void> {
     process.stdout.write(
       `Exported ${summarize(plan)} from ${plan.baseUrl} to ${shown}/\n` +
         "Next (the first `pulumi up` writes nothing to the service):\n" +
-        `  cd ${shown}\n  npm install\n  pulumi stack init ${args.stack}\n` +
+        `  cd ${shown}\n${args.language === "yaml" ? "  pulumi plugin install resource voice-agent <version> --file <the plugin's tarball>\n" : "  npm install\n"}  pulumi stack init ${args.stack}\n` +
         "  pulumi config set --secret voice-agent:apiKey <your key>\n  pulumi up\n",
     );
   });

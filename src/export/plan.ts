@@ -4,6 +4,8 @@
  * the program's camelCase spelling, references between them as references, names derived from the
  * objects' names. Pure: no I/O; `render.ts` turns the plan into files.
  */
+
+import type { AnalysisGroup, KnowledgeBase } from "../client";
 import { CREATE_MARKER_PREFIX } from "../client/recovery";
 import {
   deepEqual,
@@ -236,7 +238,7 @@ function refs(ids: readonly string[], declared: References, warnings: string[], 
 }
 
 /** The Agent's arguments: `adoptId`, `name`, the prompt from its file, and what differs from a new agent. */
-function agentArgs(
+export function agentArgs(
   a: AgentSnapshot,
   promptPath: string | undefined,
   base: AgentConfig,
@@ -268,7 +270,7 @@ function agentArgs(
 }
 
 /** The Widget's arguments when the widget holds anything a freshly prepared one does not; else undefined. */
-function widgetArgs(a: AgentSnapshot, agentVariable: string): { [key: string]: Value } | undefined {
+export function widgetArgs(a: AgentSnapshot, agentVariable: string): { [key: string]: Value } | undefined {
   const w = a.widget;
   const args: { [key: string]: Value } = { agentId: Code.ref(agentVariable, "agentId") };
   if (w.name !== a.summary.name) args.name = w.name;
@@ -284,6 +286,55 @@ function widgetArgs(a: AgentSnapshot, agentVariable: string): { [key: string]: V
   // The key embedded in the site stays the live one: no rotation on adoption.
   args.rotateKeyOnCreate = false;
   return args;
+}
+
+/** The KnowledgeBase's arguments: `adoptId`, `name`, its description and its documents (text ones by name). */
+export function knowledgeBaseArgs(kb: KnowledgeBase): { [key: string]: Value } {
+  const args: { [key: string]: Value } = { adoptId: kb.id, name: kb.name };
+  if (kb.description !== null && !isMarker(kb.description)) args.description = kb.description;
+  if (kb.documents.length > 0) {
+    args.documents = kb.documents.map(
+      (d): Value =>
+        d.source === "url" ? { name: d.name, url: d.url ?? "" } : { name: d.name, heldText: true },
+    );
+  }
+  return args;
+}
+
+/**
+ * The AnalysisGroup's arguments: `adoptDefault` for the workspace's Default Analysis group (`isDefault`),
+ * else `adoptId` and `name`; what differs from the platform's (the Default group's) or an empty group.
+ */
+export function analysisGroupArgs(g: AnalysisGroup, isDefault: boolean): { [key: string]: Value } {
+  const args: { [key: string]: Value } = isDefault ? { adoptDefault: true } : { adoptId: g.id, name: g.name };
+  // A create marker in a description is this package's, not the user's: left undeclared.
+  if (!isMarker(g.description)) {
+    const platform = isDefault ? DEFAULT_ANALYSIS_GROUP.description : null;
+    if (g.description !== platform) args.description = g.description;
+  }
+  if (!g.enabled) args.enabled = false;
+  const items = g.items.map((it) => ({
+    name: it.name,
+    type: it.type,
+    ...(it.description !== null ? { description: it.description } : {}),
+    ...(it.type === "enum" && it.enum_values ? { enumValues: [...it.enum_values] } : {}),
+    ...(it.enabled ? {} : { enabled: false }),
+  }));
+  const asDefault = DEFAULT_ANALYSIS_GROUP.items.map((it) => ({
+    name: it.name,
+    type: it.type,
+    ...(it.description !== null ? { description: it.description } : {}),
+    ...(it.type === "enum" && it.enum_values ? { enumValues: [...it.enum_values] } : {}),
+  }));
+  if (isDefault ? !deepEqual(items, asDefault) : items.length > 0) args.items = items;
+  return args;
+}
+
+/** The configuration a new agent holds in a workspace whose Default Analysis group is `defaultGroup`. */
+export function newAgentBase(defaultGroup: AnalysisGroup | undefined): AgentConfig {
+  const base = defaultAgentConfig();
+  base.analysis_group_ids = defaultGroup ? [defaultGroup.id] : [];
+  return base;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -316,15 +367,8 @@ export function planExport(ws: WorkspaceSnapshot): ExportPlan {
 
   for (const kb of ws.knowledgeBases) {
     const s = slug(kb.name, "knowledge-base");
-    const args: { [key: string]: Value } = { adoptId: kb.id, name: kb.name };
-    if (kb.description !== null && !isMarker(kb.description)) args.description = kb.description;
+    const args = knowledgeBaseArgs(kb);
     const held = kb.documents.filter((d) => d.source !== "url");
-    if (kb.documents.length > 0) {
-      args.documents = kb.documents.map(
-        (d): Value =>
-          d.source === "url" ? { name: d.name, url: d.url ?? "" } : { name: d.name, heldText: true },
-      );
-    }
     for (const d of kb.documents.filter((x) => x.status === "failed")) {
       warnings.push(
         `knowledge base "${kb.name}" (${kb.id}): document "${d.name}" failed to process in the service (${d.error ?? "no reason given"}).`,
@@ -352,29 +396,7 @@ export function planExport(ws: WorkspaceSnapshot): ExportPlan {
   for (const g of ws.analysisGroups) {
     const isDefault = g === defaultGroup;
     const s = slug(g.name, "analysis-group");
-    const args: { [key: string]: Value } = isDefault
-      ? { adoptDefault: true }
-      : { adoptId: g.id, name: g.name };
-    // A create marker in a description is this package's, not the user's: left undeclared.
-    if (!isMarker(g.description)) {
-      const platform = isDefault ? DEFAULT_ANALYSIS_GROUP.description : null;
-      if (g.description !== platform) args.description = g.description;
-    }
-    if (!g.enabled) args.enabled = false;
-    const items = g.items.map((it) => ({
-      name: it.name,
-      type: it.type,
-      ...(it.description !== null ? { description: it.description } : {}),
-      ...(it.type === "enum" && it.enum_values ? { enumValues: [...it.enum_values] } : {}),
-      ...(it.enabled ? {} : { enabled: false }),
-    }));
-    const asDefault = DEFAULT_ANALYSIS_GROUP.items.map((it) => ({
-      name: it.name,
-      type: it.type,
-      ...(it.description !== null ? { description: it.description } : {}),
-      ...(it.type === "enum" && it.enum_values ? { enumValues: [...it.enum_values] } : {}),
-    }));
-    if (isDefault ? !deepEqual(items, asDefault) : items.length > 0) args.items = items;
+    const args = analysisGroupArgs(g, isDefault);
     const comments = isDefault
       ? [`The workspace's ${DEFAULT_ANALYSIS_GROUP_NAME} group (${g.id}): destroy leaves it in place.`]
       : [`Analysis group ${quote(g.name)} (${g.id}).`];
@@ -394,8 +416,7 @@ export function planExport(ws: WorkspaceSnapshot): ExportPlan {
       `agent "${gone.name}" (${gone.id}) disappeared between the listing and its read: it is left out of the export.`,
     );
   }
-  const base = defaultAgentConfig();
-  base.analysis_group_ids = defaultGroup ? [defaultGroup.id] : [];
+  const base = newAgentBase(defaultGroup);
   for (const a of ws.agents) {
     const s = slug(a.summary.name, "agent");
     const name = names.Agent.take(s);

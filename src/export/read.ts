@@ -82,7 +82,8 @@ async function newerTwin(
   return false;
 }
 
-async function readAgent(c: VoiceAgentClient, summary: AgentSummaryT): Promise<AgentSnapshot> {
+/** One agent as the export reads it: its working version, its release, its widget. */
+export async function readAgent(c: VoiceAgentClient, summary: AgentSummaryT): Promise<AgentSnapshot> {
   const id = summary.id;
   const [latest, widget] = await Promise.all([c.agents.get(id), c.widget.get(id)]);
   const live = latest.live_version;

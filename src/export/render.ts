@@ -13,11 +13,16 @@ export interface Versions {
   typesNode: string;
 }
 
+/** The program's language: TypeScript on the package, or Pulumi YAML on the provider plugin. */
+export type Language = "typescript" | "yaml";
+
 /** What the files are for. */
 export interface RenderOptions {
   project: string;
   stack: string;
   versions: Versions;
+  /** Default `typescript`. */
+  language?: Language;
 }
 
 const WIDTH = 110;
@@ -99,6 +104,82 @@ export function renderProgram(plan: ExportPlan, opts: RenderOptions): string {
   return `${parts.join("\n\n")}\n`;
 }
 
+/** A YAML scalar: JSON's spelling (a JSON string is a YAML double-quoted one). */
+const scalar = (v: null | boolean | number | string) => JSON.stringify(v);
+
+/** A mapping key: bare when plain, else quoted. */
+const yamlKey = (k: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? k : JSON.stringify(k));
+
+/** Pulumi YAML for a {@link Code}: an interpolation of another resource, or `fn::readFile`. */
+function yamlCode(c: Code): Value {
+  if (c.kind === "file") return { "fn::readFile": `./${c.target}` };
+  return c.property === undefined ? `\${${c.target}}` : `\${${c.target}.${c.property}}`;
+}
+
+/** The lines of `v` in block style, `indent` levels in (objects and lists one member a line). */
+export function yamlLines(v: Value, indent: number): string[] {
+  const value = v instanceof Code ? yamlCode(v) : v;
+  const pad = "  ".repeat(indent);
+  if (value === null || typeof value !== "object" || value instanceof Code)
+    return [`${pad}${scalar(value as string)}`];
+  const nested = (item: Value): [string, string[]] => {
+    const inner = item instanceof Code ? yamlCode(item) : item;
+    if (inner === null || typeof inner !== "object" || inner instanceof Code)
+      return [` ${scalar(inner as string)}`, []];
+    if (Array.isArray(inner) ? inner.length === 0 : Object.keys(inner).length === 0)
+      return [Array.isArray(inner) ? " []" : " {}", []];
+    return ["", yamlLines(inner, indent + 1)];
+  };
+  if (Array.isArray(value)) {
+    return value.flatMap((item) => {
+      const [head, rest] = nested(item);
+      // A list item's first line goes after its dash.
+      if (head !== "") return [`${pad}-${head}`];
+      const [first = "", ...others] = rest;
+      return [`${pad}- ${first.trimStart()}`, ...others];
+    });
+  }
+  return Object.entries(value).flatMap(([k, item]) => {
+    const [head, rest] = nested(item);
+    return [`${pad}${yamlKey(k)}:${head}`, ...rest];
+  });
+}
+
+/**
+ * `v` with every `$` of its text written `$$` (Pulumi YAML's escape: `${x}` in an agent's text is
+ * text, not an interpolation). (A function, since `$$` in a replacement string means `$`.)
+ */
+function escaped(v: Value): Value {
+  if (typeof v === "string") return v.replaceAll("$", () => "$$");
+  if (v === null || typeof v !== "object" || v instanceof Code) return v;
+  if (Array.isArray(v)) return v.map(escaped);
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, escaped(x)]));
+}
+
+/** The Pulumi YAML program (`Pulumi.yaml`): the project and its resources, in the plan's order. */
+export function renderYamlProgram(plan: ExportPlan, opts: RenderOptions): string {
+  const lines = [
+    `# The voice agents of ${plan.baseUrl}, exported by voice-agent-export (pulumi-voice-agent ${opts.versions.self}).`,
+    "#",
+    "# Every resource adopts an object the workspace holds (adoptId; adoptDefault for the Default Analysis",
+    "# group; a widget is its agent's) and declares exactly the configuration the service holds, fields at",
+    "# their platform defaults left out: the first `pulumi up` writes nothing to the service. From then on",
+    "# this program is the source of truth: change it, review `pulumi preview`, then `pulumi up`.",
+    `name: ${opts.project}`,
+    `description: ${scalar(`Voice agents of ${plan.baseUrl}, exported by voice-agent-export.`)}`,
+    "runtime: yaml",
+    "resources:",
+  ];
+  for (const r of plan.resources) {
+    if (r.type === "Agent" || r.type === "KnowledgeBase" || r.type === "AnalysisGroup") lines.push("");
+    lines.push(...r.comments.map((c) => `  # ${c}`.trimEnd()));
+    lines.push(`  ${r.variable}:`, `    type: voice-agent:index:${r.type}`);
+    if (r.name !== r.variable) lines.push(`    name: ${scalar(r.name)}`);
+    lines.push("    properties:", ...yamlLines(escaped(r.args), 3));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 const count = (plan: ExportPlan, type: PlannedResource["type"]) =>
   plan.resources.filter((r) => r.type === type).length;
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -156,7 +237,12 @@ first \`pulumi up\` writes nothing to the service; \`pulumi preview\` then shows
 ## Run it
 
 \`\`\`sh
-npm install
+${
+  opts.language === "yaml"
+    ? `# the provider plugin, once per machine (npm run plugin:pack in pulumi-voice-agent ${opts.versions.self}):
+pulumi plugin install resource voice-agent ${opts.versions.self} --file pulumi-resource-voice-agent-v${opts.versions.self}-linux-amd64.tar.gz`
+    : "npm install"
+}
 pulumi stack init ${opts.stack}
 pulumi config set --secret voice-agent:apiKey <your key>   # or VOICE_AGENT_API_KEY in CI
 pulumi up
@@ -168,7 +254,7 @@ written anywhere by the export.
 
 ## What is where
 
-- \`index.ts\`: the program. Knowledge bases and analysis groups first, then each agent with its
+- \`${opts.language === "yaml" ? "Pulumi.yaml" : "index.ts"}\`: the program${opts.language === "yaml" ? " (Pulumi YAML, on the voice-agent provider plugin)" : ""}. Knowledge bases and analysis groups first, then each agent with its
   live version and its widget; an agent refers to its knowledge bases and groups by reference.
 - \`prompts/<agent>.md\`: each agent's system prompt. Edit one and \`pulumi up\`: the agent's draft is
   written; with an AgentVersion that is not pinned, it is published as the next version and goes live.
@@ -178,6 +264,13 @@ ${notes.length > 0 ? `\n## Notes\n\n${notes.join("\n")}\n` : ""}`;
 /** Every file of the project, by path relative to its folder. */
 export function renderProject(plan: ExportPlan, opts: RenderOptions): Map<string, string> {
   const files = new Map<string, string>();
+  files.set(`Pulumi.${opts.stack}.yaml`, `config:\n  voice-agent:baseUrl: ${JSON.stringify(plan.baseUrl)}\n`);
+  for (const p of plan.prompts) files.set(p.path, p.content);
+  files.set("README.md", readme(plan, opts));
+  if (opts.language === "yaml") {
+    files.set("Pulumi.yaml", renderYamlProgram(plan, opts));
+    return files;
+  }
   files.set(
     "Pulumi.yaml",
     [
@@ -191,7 +284,6 @@ export function renderProject(plan: ExportPlan, opts: RenderOptions): Map<string
       "",
     ].join("\n"),
   );
-  files.set(`Pulumi.${opts.stack}.yaml`, `config:\n  voice-agent:baseUrl: ${JSON.stringify(plan.baseUrl)}\n`);
   files.set(
     "package.json",
     `${JSON.stringify(
@@ -234,7 +326,5 @@ export function renderProject(plan: ExportPlan, opts: RenderOptions): Map<string
   );
   files.set(".gitignore", "node_modules/\nbin/\n");
   files.set("index.ts", renderProgram(plan, opts));
-  for (const p of plan.prompts) files.set(p.path, p.content);
-  files.set("README.md", readme(plan, opts));
   return files;
 }

@@ -27,7 +27,7 @@ import { pickWritten } from "../provider/managed";
 import { UNKNOWN } from "../provider/unknowns";
 import { AGENT_FIELDS } from "../resources/agent/projection";
 import { code } from "./markdown";
-import { isRecord, nameOf, num, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
+import { isRecord, nameOf, num, type PreviewJson, type PreviewStep, typeOf, typeOfUrn } from "./preview";
 
 /** One consequence: its stable id and, in Markdown, what breaks and for whom. */
 export interface Breaking {
@@ -110,8 +110,10 @@ class Stack {
   /** The Agent a Widget or an AgentVersion belongs to: by dependency, else by the agent id. */
   agentOf(r: Resource, side: "old" | "new"): Resource | undefined {
     const agents = this.of("Agent");
-    const from = (side === "new" ? r.deps : r.oldDeps).agentId;
-    const byUrn = from && agents.find((a) => from.includes(a.urn));
+    const deps = side === "new" ? r.deps : r.oldDeps;
+    // A dynamic resource depends on its agent through `agentId`, the plugin's AgentVersion through `agent`.
+    const from = [...(deps.agentId ?? []), ...(deps.agent ?? [])];
+    const byUrn = agents.find((a) => from.includes(a.urn));
     if (byUrn) return byUrn;
     const id = r[side]?.agentId;
     if (typeof id !== "string" || id === UNKNOWN) return undefined;
@@ -125,9 +127,8 @@ class Stack {
   agentName(r: Resource, side: "old" | "new"): string | undefined {
     const agent = this.agentOf(r, side);
     if (agent) return agent.name;
-    const urn = (side === "new" ? r.deps : r.oldDeps).agentId?.find((u) =>
-      u.includes(`${TYPE_PREFIX}Agent::`),
-    );
+    const deps = side === "new" ? r.deps : r.oldDeps;
+    const urn = [...(deps.agentId ?? []), ...(deps.agent ?? [])].find((u) => typeOfUrn(u) === "Agent");
     if (urn) return nameOf(urn);
     const id = r[side]?.agentId;
     return typeof id === "string" && id !== UNKNOWN ? id : undefined;

@@ -31,7 +31,7 @@ import { deepEqual } from "../provider/normalize";
 import type { Props } from "../provider/resource";
 import { RESOURCES, type ResourceKind } from "../resources/registry";
 import { code, literal } from "./markdown";
-import { nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
+import { isOurs, nameOf, type PreviewJson, type PreviewStep, TYPE_PREFIX, typeOf } from "./preview";
 import { fieldChanges, userInputs } from "./report";
 
 /** The exit code of `voice-agent-diff --drift` when something drifted. */
@@ -121,7 +121,8 @@ const STACK_TYPE = "pulumi:pulumi:Stack";
 
 /**
  * Checks that a parsed `pulumi preview --json`-shaped document is a refresh preview: the stack's own
- * step a `refresh`, every step a `refresh` or a `delete` (a resource the service no longer has). A
+ * step a `refresh`, every step a `refresh` or a `delete` (a resource the service no longer has), or
+ * an `update` (a plugin's resource whose read changed). A
  * `pulumi preview --json` given by mistake (`same`, `update`, `create` steps) would otherwise read as
  * "no drift", and a `pulumi destroy --preview-only --json` (all `delete`) as everything deleted.
  * A document without steps (a stack never deployed) has nothing to check.
@@ -130,16 +131,20 @@ const STACK_TYPE = "pulumi:pulumi:Stack";
  */
 export function assertRefresh(doc: PreviewJson): void {
   const steps = doc.steps ?? [];
-  const other = steps.find((s) => s.op !== "refresh" && s.op !== "delete");
+  const stackStep = steps.find(
+    (s) => (s.oldState?.type ?? s.newState?.type) === STACK_TYPE || s.urn.includes(`::${STACK_TYPE}::`),
+  );
+  // Under a provider plugin (the YAML program's), the engine shows a resource whose read changed
+  // as an `update` of the refresh (the stack's own step a `refresh`).
+  const refreshOps = stackStep?.op === "refresh" ? ["refresh", "delete", "update"] : ["refresh", "delete"];
+  const other = steps.find((s) => !refreshOps.includes(s.op));
   if (other) {
     throw new Error(
       `not the output of \`${REFRESH_PREVIEW}\`: step ${code(nameOf(other.urn))} is a "${other.op}", ` +
         "not a refresh (for `pulumi preview --json`, run voice-agent-diff without --drift)",
     );
   }
-  const stack = steps.find(
-    (s) => (s.oldState?.type ?? s.newState?.type) === STACK_TYPE || s.urn.includes(`::${STACK_TYPE}::`),
-  );
+  const stack = stackStep;
   if (stack && stack.op !== "refresh") {
     throw new Error(
       `not the output of \`${REFRESH_PREVIEW}\`: the stack's step is a "${stack.op}", not a refresh ` +
@@ -268,7 +273,7 @@ async function liveDrift(
  * document) lists, as `pulumi refresh` would, and returns what changed outside Pulumi.
  */
 export async function findDrift(refresh: PreviewJson, client: VoiceAgentClient): Promise<DriftReport> {
-  const ours = (refresh.steps ?? []).filter((s) => (s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
+  const ours = (refresh.steps ?? []).filter((s) => isOurs(s.oldState?.type));
   const secrets: string[] = [];
   const failed: ReadFailure[] = [];
   const found = await Promise.all(ours.map((s) => readDrift(s, client, secrets, failed)));

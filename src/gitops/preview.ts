@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { UNKNOWN } from "../provider/unknowns";
 import { flatDraft } from "../resources/agentVersion/layout";
-import { TYPE_PREFIX } from "../resources/typeNames";
+import { resourceTypeOf, TYPE_PREFIX } from "../resources/typeNames";
 
 const Props = z.record(z.string(), z.unknown());
 
@@ -111,9 +111,24 @@ export function nameOf(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }
 
-/** The step's resource type without the package prefix (`Agent`, `Widget`, ...). */
+/**
+ * The step's resource type without the package prefix (`Agent`, `Widget`, ...): a dynamic
+ * resource's and the provider plugin's alike (`typeNames.ts`); another type whole.
+ */
 export function typeOf(step: PreviewStep): string {
-  return (step.newState?.type ?? step.oldState?.type ?? "").replace(TYPE_PREFIX, "");
+  const type = step.newState?.type ?? step.oldState?.type ?? "";
+  return resourceTypeOf(type) ?? type;
+}
+
+/** Whether `type` is one of this package's resources, dynamic or served by the plugin. */
+export function isOurs(type: string | undefined): boolean {
+  return type !== undefined && resourceTypeOf(type) !== undefined;
+}
+
+/** This package's resource type a URN names (`Agent`, ...), or `undefined` for another's. */
+export function typeOfUrn(urn: string): string | undefined {
+  const type = urn.split("::")[2]?.split("$").pop();
+  return type === undefined ? undefined : resourceTypeOf(type);
 }
 
 export function num(v: unknown): number | undefined {
@@ -135,7 +150,9 @@ export function agentStepOf(step: PreviewStep, steps: readonly PreviewStep[]): P
   // A replaced agent has several steps: the one that carries its new state.
   const pick = (found: PreviewStep[]) =>
     found.find((s) => s.newState?.inputs && !s.op.startsWith("delete")) ?? found[0];
-  const from = state?.propertyDependencies?.agentId ?? [];
+  // A dynamic AgentVersion depends on its agent through `agentId`, the plugin's through `agent`.
+  const deps = state?.propertyDependencies;
+  const from = [...(deps?.agentId ?? []), ...(deps?.agent ?? [])];
   const byUrn = agents.filter((s) => from.includes(s.urn));
   if (byUrn.length > 0) return pick(byUrn);
   const id = state?.inputs?.agentId;

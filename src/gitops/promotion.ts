@@ -6,7 +6,7 @@
  */
 import { type Proof, proofLines } from "../resources/agentVersion/proof";
 import { code, literal } from "./markdown";
-import { isRecord, nameOf, type PreviewJson, TYPE_PREFIX, typeOf } from "./preview";
+import { isRecord, nameOf, type PreviewJson, typeOf, typeOfUrn } from "./preview";
 
 /** The proof the provider's check recorded in a step's inputs (`promoteProof`), when it is one. */
 function proofOf(inputs: Record<string, unknown> | undefined): Proof | undefined {
@@ -50,7 +50,7 @@ export function promotionLines(preview: PreviewJson): string[] {
     );
   }
   for (const d of preview.diagnostics ?? []) {
-    if (d.severity !== "error" || !d.urn?.includes(`${TYPE_PREFIX}AgentVersion::`)) continue;
+    if (d.severity !== "error" || !d.urn || typeOfUrn(d.urn) !== "AgentVersion") continue;
     if (!/\bpromote(\.\w+)?:/.test(d.message)) continue;
     // The engine's text, from the provider's message on: Markdown-escaped, on one line.
     const text = literal(d.message.replace(/^.*?(promote(\.\w+)?:)/s, "$1"));

@@ -20,12 +20,12 @@ import { backticks, code, literal } from "./markdown";
 import {
   agentStepOf,
   choosesVersion,
+  isOurs,
   isRecord,
   nameOf,
   num,
   type PreviewJson,
   type PreviewStep,
-  TYPE_PREFIX,
   typeOf,
 } from "./preview";
 import { promotionSection } from "./promotion";
@@ -382,7 +382,7 @@ export function renderReport(
   const breaks = breakingSection(findBreaking(preview, reused), opts.acknowledged ?? new Set());
   const all = preview.steps ?? [];
   const steps = all.filter((s) => (ACTIONS[s.op]?.[1] ?? "") !== "");
-  const ours = steps.filter((s) => (s.newState?.type ?? s.oldState?.type ?? "").startsWith(TYPE_PREFIX));
+  const ours = steps.filter((s) => isOurs(s.newState?.type ?? s.oldState?.type));
   const title = literal(opts.title ?? "Voice agents: preview");
   // A failed verification (in a run's event stream) is shown under its resource, not again below.
   const failed = failedVerifications(preview);

@@ -60,7 +60,7 @@ import {
 } from "../resources/agentVersion/watch";
 import { INCOMPLETE_EXIT } from "./drift";
 import { code, literal, prose } from "./markdown";
-import { isRecord, nameOf, type PreviewJson, TYPE_PREFIX, typeOf } from "./preview";
+import { isOurs, isRecord, nameOf, type PreviewJson, typeOf } from "./preview";
 
 /** The exit code of `voice-agent-diff --watch` when at least one version was rolled back (or, with `--dry-run`, would be). */
 export const ROLLED_BACK_EXIT = 6;
@@ -215,8 +215,7 @@ function watchedOf(refresh: PreviewJson): { watched: Watched[]; results: WatchRe
   const results: WatchResult[] = [];
   for (const step of refresh.steps ?? []) {
     const old = step.oldState;
-    if (typeOf(step) !== "AgentVersion" || !old?.type.startsWith(TYPE_PREFIX) || step.op === "delete")
-      continue;
+    if (!old || typeOf(step) !== "AgentVersion" || !isOurs(old.type) || step.op === "delete") continue;
     const inputs = old.inputs ?? {};
     const outs = old.outputs ?? {};
     if (inputs.watch === undefined || inputs.watch === null) continue;

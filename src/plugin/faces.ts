@@ -142,10 +142,15 @@ const agentVersion: KindFace = {
     };
   },
   checkedOut: (checked, news) => ({ ...checked, ...(news.agent !== undefined ? { agent: news.agent } : {}) }),
-  readInputsOut: (inputs, oldInputs) => ({
-    ...inputs,
-    ...(oldInputs.agent !== undefined ? { agent: oldInputs.agent } : {}),
-  }),
+  // An import (no `agent` in the old inputs): the agent's id stands for it, and the pin is `version`.
+  readInputsOut: (inputs, oldInputs) =>
+    oldInputs.agent !== undefined
+      ? { ...inputs, agent: oldInputs.agent }
+      : {
+          ...inputs,
+          agent: inputs.agentId,
+          ...(inputs.pinnedVersion !== undefined ? { version: inputs.pinnedVersion } : {}),
+        },
   userFields(keys, olds, news) {
     if (!olds || !news) return [...new Set(keys.map((k) => (k === "agentId" ? "agent" : k)))];
     const changed = Object.entries(VERSION_FIELDS)

@@ -26,6 +26,7 @@ import type * as provTypes from "@pulumi/pulumi/proto/provider_pb";
 import type * as emptyTypes from "google-protobuf/google/protobuf/empty_pb";
 import type * as structTypes from "google-protobuf/google/protobuf/struct_pb";
 import type { VoiceAgentClient } from "../client";
+import { importedInputs } from "../export/adopt";
 import { isExpectedFailure } from "../provider/failures";
 import { deepEqual } from "../provider/normalize";
 import type { HandlerFactory, ProviderContext, ResourceHandler } from "../provider/resource";
@@ -326,12 +327,18 @@ export class VoiceAgentProvider {
 
   read = answer<provTypes.ReadRequest, provTypes.ReadResponse>(async (call) => {
     const req = call.request;
-    const { face, handler } = this.face(req.getType());
+    const { kind, face, handler } = this.face(req.getType());
     const props = unwrap(fromStruct(req.getProperties()));
     const oldInputs = unwrap(fromStruct(req.getInputs()));
-    // `pulumi import` sends neither properties nor inputs: the handlers read by id alone.
-    const result = await handler.read(req.getId(), { ...oldInputs.values, ...props.values });
     const res = new provpb.ReadResponse();
+    // `pulumi import` sends neither properties nor inputs: what the program would declare for the
+    // object as the service holds it (the export's core), then the handler's read on those inputs.
+    if (Object.keys(props.values).length === 0 && Object.keys(oldInputs.values).length === 0) {
+      const declared = await importedInputs(await this.ctx.client(), kind, req.getId());
+      if (declared === null) return res; // gone: nothing to import
+      if (declared) oldInputs.values = declared;
+    }
+    const result = await handler.read(req.getId(), { ...oldInputs.values, ...props.values });
     if (!result.id) return res; // gone: the resource leaves the state
     const outs = face.outputsOut((result.props ?? {}) as Props, oldInputs.values);
     face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));

@@ -3,14 +3,19 @@
  * host, the plugin installed from its tarball (`npm run plugin:pack`, then
  * `pulumi plugin install resource voice-agent <version> --file <it>`) into the test's PULUMI_HOME:
  * the example `examples/yaml-support-agent` (no `plugins:` section) goes up, previews and refreshes
- * with no change; a prompt change previews the AgentVersion changing and goes live; a misspelt
- * property and a wrong type are refused at preview, naming them, with nothing written; a dashboard
- * edit is a conflict that says what to do; the key is never in the state; destroy.
+ * with no change; a prompt change previews the AgentVersion changing and goes live (voice-agent-diff's
+ * report names the change and the version it publishes); a revert goes back to the earlier version
+ * with no publish; a misspelt property and a wrong type are refused at preview, naming them, with
+ * nothing written; a dashboard edit is drift for `voice-agent-diff --drift` and a conflict that says
+ * what to do; the key is never in the state; destroy.
  */
+import { execFile } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY } from "../../src/emulator";
+import { findReusedVersions, parsePreview, renderReport } from "../../src/gitops/report";
 import {
   type Emulator,
   expectPromptChangeGoesLive,
@@ -21,6 +26,8 @@ import { type PulumiProject, REPO_ROOT, toolchainBin } from "../support/pulumi";
 
 let emu: Emulator;
 let project: PulumiProject;
+/** The version the first `up` put live. */
+let firstLive: number;
 
 const EXAMPLE = path.join(REPO_ROOT, "examples/yaml-support-agent");
 
@@ -56,15 +63,57 @@ describe("a YAML program on the voice-agent plugin", () => {
     const agent = await api("GET", `/v1/agents/${outputs.agentId}`);
     expect(agent.system_prompt).toContain("## Agent Purpose");
     expect(agent.live_version).toBe(outputs.liveVersion);
+    firstLive = outputs.liveVersion;
     expect(outputs.widgetKeyPrefix).toEqual(expect.any(String));
     const state = await project.exportState();
     expect(state).not.toContain(DEFAULT_API_KEY);
   }, 300_000);
 
   test("a prompt change previews the AgentVersion changing, and goes live", async () => {
-    const preview = await expectPromptChangeGoesLive(project, api);
+    const preview = await expectPromptChangeGoesLive(project, api, async (before) => {
+      // voice-agent-diff's pull-request report reads the plugin's types as the dynamic ones: the
+      // prompt's change, and the version the AgentVersion publishes.
+      const json = parsePreview(JSON.parse((await project.pulumi(["preview", "--json"])).stdout));
+      const report = renderReport(json);
+      expect(report).toMatch(
+        /#### ~ Agent `host`: update[\s\S]*systemPrompt[\s\S]*\+Always offer a callback\./,
+      );
+      expect(report).toContain(
+        `#### ~ AgentVersion \`live\`: update\n\nPublishes the agent's draft as version **${before.liveVersion + 1}** and puts it live`,
+      );
+    });
     // The field named is the user's `agent` (not the content hash behind it).
     expect(preview.stdout).toMatch(/[-~] agent: /);
+  }, 300_000);
+
+  test("a revert (the prompt back to its previous text) goes back with no publish", async () => {
+    const before = await project.outputs();
+    const published = async () =>
+      (await api("GET", `/v1/agents/${before.agentId}/versions`)).data.filter(
+        (v: { is_published: boolean }) => v.is_published,
+      ).length;
+    const versions = await published();
+    writeFileSync(path.join(project.dir, "prompt.md"), readFileSync(path.join(EXAMPLE, "prompt.md"), "utf8"));
+    // The pull-request report can tell which published version the revert brings back.
+    const preview = parsePreview(JSON.parse((await project.pulumi(["preview", "--json"])).stdout));
+    const client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+    expect([...(await findReusedVersions(preview, client)).values()]).toEqual([firstLive]);
+    expect(renderReport(preview, { reused: await findReusedVersions(preview, client) })).toContain(
+      `Published version **${firstLive}** already holds exactly this configuration`,
+    );
+    await project.upAndSettle();
+    const after = await project.outputs();
+    expect(after.liveVersion).toBe(firstLive);
+    const agent = await api("GET", `/v1/agents/${before.agentId}`);
+    expect(agent.live_version).toBe(firstLive);
+    // The earlier version activated again, nothing published.
+    expect(await published()).toBe(versions);
+    const history = await api("GET", `/v1/agents/${before.agentId}/activations`);
+    expect(history.data[0]).toMatchObject({
+      action: "rollback",
+      version: firstLive,
+      previous_version: before.liveVersion,
+    });
   }, 300_000);
 
   test.each([
@@ -94,6 +143,23 @@ describe("a YAML program on the voice-agent plugin", () => {
     await api("PATCH", `/v1/agents/${agentId}`, {
       system_prompt: `${agent.system_prompt}\nEdited in the dashboard.`,
     });
+    // voice-agent-diff --drift on this YAML stack reports the edit, as the scheduled workflow runs it.
+    const refresh = await project.pulumi(["refresh", "--preview-only", "--json"]);
+    const file = path.join(project.dir, "refresh.json");
+    writeFileSync(file, refresh.stdout);
+    const drift = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [path.join(REPO_ROOT, "dist/gitops/cli.js"), "--drift", file],
+        { env: { ...process.env, VOICE_AGENT_BASE_URL: emu.url, VOICE_AGENT_API_KEY: DEFAULT_API_KEY } },
+        (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
+      ),
+    );
+    expect(drift.stderr).toBe("");
+    expect(drift.code).toBe(3);
+    expect(drift.stdout).toMatch(/^\*\*1 resource changed outside Pulumi\*\*/m);
+    expect(drift.stdout).toMatch(/^#### ~ Agent `host`: changed outside Pulumi\n/m);
+    expect(drift.stdout).toContain("+Edited in the dashboard.");
     const prompt = path.join(project.dir, "prompt.md");
     writeFileSync(prompt, `${readFileSync(prompt, "utf8")}\nNever promise refunds.\n`);
     const up = await project.up({ allowFailure: true });

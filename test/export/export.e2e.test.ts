@@ -6,14 +6,15 @@
  * `refresh`. Then a one-line prompt change deploys as the next version, as usual.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { type ExportPlan, planExport } from "../../src/export/plan";
 import { readWorkspace } from "../../src/export/read";
-import { clearRequestLog, requestLog } from "../support/control";
+import { clearRequestLog } from "../support/control";
+import { expectAdopted, expectPromptEditsDeploy, writesTo } from "../support/exported";
 import { installedPackageDir, PulumiProject } from "../support/pulumi";
 import { type Shapes, seedRandomAgents, seedShapes } from "../support/workspace";
 
@@ -50,8 +51,7 @@ function run(file: string, args: string[], opts: { cwd?: string; env?: Record<st
   });
 }
 
-const writes = async () =>
-  (await requestLog(emu)).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+const writes = () => writesTo(emu);
 
 test("export, install, up: zero writes, every object in the state, no change; then a prompt edit deploys version n+1", async () => {
   const work = mkdtempSync(path.join(installed, "export-"));
@@ -80,43 +80,13 @@ test("export, install, up: zero writes, every object in the state, no change; th
     expect(await writes()).toEqual([]);
 
     // Every exported object is in the state, adopted under its own id.
-    const state = JSON.parse(await p.exportState()) as {
-      deployment: { resources: { urn: string; id?: string; outputs?: Record<string, unknown> }[] };
-    };
-    for (const r of plan.resources) {
-      const found = state.deployment.resources.find((s) =>
-        s.urn.endsWith(`voice-agent:${r.type}::${r.name}`),
-      );
-      expect(found, `${r.type} ${r.name}`).toBeDefined();
-      const adopted = r.type === "AgentVersion" || r.type === "Widget" ? found?.outputs?.agentId : found?.id;
-      expect(adopted, `${r.type} ${r.name}`).toBe(r.adopts);
-    }
+    await expectAdopted(p, plan, "voice-agent:");
     expect(plan.resources.filter((r) => r.type === "Agent")).toHaveLength(11 + RANDOM_AGENTS);
     expect(await p.exportState(true)).not.toContain(DEFAULT_API_KEY);
 
-    // A one-line change to two exported prompts: each deploys as the next version, and goes live.
-    for (const [file, line] of [
-      ["front-desk.md", "Mention the new opening hours."],
-      ["billing.md", "Offer to email a copy of the invoice."],
-    ] as const) {
-      const prompt = path.join(p.dir, "prompts", file);
-      writeFileSync(prompt, `${readFileSync(prompt, "utf8")}${line}\n`);
-    }
-    await clearRequestLog(emu);
-    await p.upAndSettle({ quiet: true });
-    expect((await client.agents.get(shapes.live, { version: "live" })).version).toBe(1);
-    expect((await client.agents.get(shapes.severalVersions, { version: "live" })).version).toBe(3);
-    expect((await client.agents.get(shapes.live, { version: "live" })).system_prompt).toContain(
-      "Mention the new opening hours.",
-    );
-    // Nothing else was written: the draft ahead of its live version is untouched, still pinned.
-    const touched = new Set((await writes()).map((w) => w.split("/")[3]));
-    expect([...touched].sort()).toEqual([shapes.live, shapes.severalVersions].sort());
-    expect(await client.agents.get(shapes.draftAhead)).toMatchObject({
-      version: 1,
-      is_published: false,
-      live_version: 0,
-    });
+    // A one-line change to two exported prompts: each deploys as the next version, and goes live;
+    // nothing else is written.
+    await expectPromptEditsDeploy(p, emu, client, shapes);
   } finally {
     p?.cleanup();
     rmSync(work, { recursive: true, force: true });

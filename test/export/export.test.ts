@@ -476,6 +476,88 @@ describe("the files", () => {
   });
 });
 
+test("--language yaml: the plan as Pulumi YAML, references interpolated, prompts read, text's `$` escaped", () => {
+  const plan: ExportPlan = {
+    baseUrl: "http://127.0.0.1:1",
+    prompts: [{ path: "prompts/sales.md", content: "Hi ${name}" }],
+    warnings: [],
+    resources: [
+      {
+        type: "KnowledgeBase",
+        name: "faq",
+        variable: "faqKb",
+        args: { adoptId: "kb1", name: "FAQ", documents: [{ name: "hours", heldText: true }] },
+        comments: ["Knowledge base."],
+        adopts: "kb1",
+        referenced: true,
+      },
+      {
+        type: "Agent",
+        name: "sales",
+        variable: "sales",
+        args: {
+          adoptId: "a1",
+          name: "Sales ${region} $$",
+          systemPrompt: Code.file("prompts/sales.md"),
+          knowledgeBaseIds: [Code.ref("faqKb", "id")],
+          variables: [{ key: "k", defaultValue: "v" }],
+        },
+        comments: ["Agent."],
+        adopts: "a1",
+        referenced: true,
+      },
+      {
+        type: "AgentVersion",
+        name: "sales-live",
+        variable: "salesLive",
+        args: { agent: Code.ref("sales"), version: 0 },
+        comments: [],
+        adopts: "a1",
+        referenced: false,
+      },
+    ],
+  };
+  const files = renderProject(plan, {
+    project: "p",
+    stack: "dev",
+    versions: { self: "1.0.0", pulumi: "^3", typescript: "^5", typesNode: "^22" },
+    language: "yaml",
+  });
+  expect([...files.keys()].sort()).toEqual([
+    "Pulumi.dev.yaml",
+    "Pulumi.yaml",
+    "README.md",
+    "prompts/sales.md",
+  ]);
+  const program = files.get("Pulumi.yaml") as string;
+  expect(program).toContain(
+    [
+      "  # Agent.",
+      "  sales:",
+      "    type: voice-agent:index:Agent",
+      "    properties:",
+      '      adoptId: "a1"',
+      '      name: "Sales $${region} $$$$"',
+      "      systemPrompt:",
+      '        "fn::readFile": "./prompts/sales.md"',
+      "      knowledgeBaseIds:",
+      '        - "${faqKb.id}"',
+      "      variables:",
+      '        - key: "k"',
+      '          defaultValue: "v"',
+      "  salesLive:",
+      "    type: voice-agent:index:AgentVersion",
+      '    name: "sales-live"',
+      "    properties:",
+      '      agent: "${sales}"',
+      "      version: 0",
+    ].join("\n"),
+  );
+  expect(program).toMatch(/^runtime: yaml$/m);
+  expect(files.get("prompts/sales.md")).toBe("Hi ${name}");
+  expect(files.get("README.md")).toContain("pulumi plugin install resource voice-agent 1.0.0 --file");
+});
+
 describe("voice-agent-export (the command, dist/export/cli.js)", () => {
   const CLI = path.join(REPO_ROOT, "dist/export/cli.js");
   // Asynchronous: the emulator answering the command runs in this process.
@@ -531,6 +613,7 @@ describe("voice-agent-export (the command, dist/export/cli.js)", () => {
       ["--out", "x", "--project", "a/b"],
       "--project: \"a/b\" is not a project name (letters, digits, '-', '_' and '.')",
     ],
+    [["--out", "x", "--language", "cobol"], '--language: "cobol" is not typescript or yaml'],
   ])("refuses %j with exit code 2", async (args, message) => {
     const r = await run(args);
     expect(r.code).toBe(2);

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { serve, VoiceAgentProvider } from "../../src/plugin/server";
-import { SECRET_SIG, SIG } from "../../src/plugin/values";
+import { RESOURCE_SIG, SECRET_SIG, SIG } from "../../src/plugin/values";
 import type { HandlerFactory } from "../../src/provider/resource";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
@@ -23,6 +23,7 @@ import { analysisGroupProvider } from "../../src/resources/analysisGroup/provide
 import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
 import type { ResourceKind } from "../../src/resources/registry";
 import { widgetProvider } from "../../src/resources/widget/provider";
+import { requestLog as requestLogOf } from "../support/control";
 
 const fromSdk = createRequire(require.resolve("@pulumi/pulumi/package.json"));
 const grpc = fromSdk("@grpc/grpc-js") as typeof grpcTypes;
@@ -106,23 +107,123 @@ describe("the plugin's server", () => {
     expect(widget.outs.publicKeyPrefix).toEqual(expect.any(String));
   });
 
-  // (The SDK's `provider.main` crashes on such a request.) The inputs it hands back are those the
-  // handlers give a refresh; generating an import's full inputs is not done yet (docs/plugin.md).
-  test("reads by id alone, as `pulumi import` asks", async () => {
+  // (The SDK's `provider.main` crashes on such a request.) What an import hands back is what the
+  // program declares for the object as the service holds it (the export's core), nothing the
+  // service defaults; checked and diffed against the imported state, it is no change; and the
+  // import writes nothing.
+  test("reads by id alone, as `pulumi import` asks: the inputs as the service holds them, no write", async () => {
     const { emu, call } = await started();
     const configure = new provpb.ConfigureRequest();
     configure.setArgs(struct({ baseUrl: emu.url, apiKey: { [SIG]: SECRET_SIG, value: DEFAULT_API_KEY } }));
     await call("configure", configure);
     const client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
-    const held = await client.agents.create({ name: "Made in the dashboard" });
-    const read = new provpb.ReadRequest();
-    read.setId(held.id);
-    read.setUrn("urn:pulumi:test::plugin::voice-agent:index:Agent::imported");
-    read.setType("voice-agent:index:Agent");
-    const res = await call<provTypes.ReadResponse>("read", read);
-    expect(res.getId()).toBe(held.id);
-    expect(plain(res.getProperties()).agentId).toBe(held.id);
-    expect(plain(res.getProperties()).draftVersion).toBe(held.version);
+    const kb = await client.knowledgeBases.create({
+      name: "FAQ",
+      description: "Store answers",
+      documents: [{ name: "returns", url: "https://shop.example.com/returns" }],
+    });
+    const group = await client.analysis.create({
+      name: "Outcome",
+      description: "What happened",
+      enabled: true,
+      items: [{ name: "resolved", type: "boolean", description: "Resolved?", enabled: true }],
+    });
+    const held = await client.agents.create({
+      name: "Made in the dashboard",
+      system_prompt: "You help.",
+      model: { model: "gpt-4o", temperature: 0.3 },
+      knowledge_base_ids: [kb.id],
+    });
+    await client.widget.patch(held.id, { allowed_origins: ["https://shop.example.com"] });
+    await client.versions.publish(held.id, held.version, { label: "v1" });
+    await client.versions.activate(held.id, held.version);
+    const imported = async (type: string, id: string) => {
+      const read = new provpb.ReadRequest();
+      read.setId(id);
+      read.setUrn(`urn:pulumi:test::plugin::voice-agent:index:${type}::imported`);
+      read.setType(`voice-agent:index:${type}`);
+      const res = await call<provTypes.ReadResponse>("read", read);
+      return { id: res.getId(), outs: plain(res.getProperties()), inputs: plain(res.getInputs()) };
+    };
+    /** The preview of the imported inputs pasted into a program: check, then diff against the state. */
+    const previewed = async (type: string, r: { id: string; outs: P; inputs: P }) => {
+      const check = new provpb.CheckRequest();
+      check.setUrn(`urn:pulumi:test::plugin::voice-agent:index:${type}::imported`);
+      check.setType(`voice-agent:index:${type}`);
+      check.setNews(struct(r.inputs));
+      check.setOlds(struct(r.inputs));
+      const checked = await call<provTypes.CheckResponse>("check", check);
+      expect(checked.getFailuresList().map((f) => f.getReason())).toEqual([]);
+      const diff = new provpb.DiffRequest();
+      diff.setId(r.id);
+      diff.setUrn(check.getUrn());
+      diff.setType(check.getType());
+      diff.setOlds(struct(r.outs));
+      diff.setOldInputs(struct(r.inputs));
+      diff.setNews(checked.getInputs());
+      const res = await call<provTypes.DiffResponse>("diff", diff);
+      return { changes: res.getChanges(), diffs: res.getDiffsList() };
+    };
+    const before = (await requestLogOf(emu)).length;
+    const agent = await imported("Agent", held.id);
+    expect(agent.id).toBe(held.id);
+    expect(agent.inputs).toEqual({
+      name: "Made in the dashboard",
+      systemPrompt: "You help.",
+      model: { model: "gpt-4o", temperature: 0.3 },
+      knowledgeBaseIds: [kb.id],
+    });
+    expect(agent.outs.draftVersion).toBe(held.version);
+    const widget = await imported("Widget", held.id);
+    expect(widget.inputs).toEqual({
+      agentId: held.id,
+      allowedOrigins: ["https://shop.example.com"],
+      rotateKeyOnCreate: false,
+    });
+    const base = await imported("KnowledgeBase", kb.id);
+    expect(base.inputs).toEqual({
+      name: "FAQ",
+      description: "Store answers",
+      documents: [{ name: "returns", url: "https://shop.example.com/returns" }],
+    });
+    const analysis = await imported("AnalysisGroup", group.id);
+    expect(analysis.inputs).toEqual({
+      name: "Outcome",
+      description: "What happened",
+      items: [{ name: "resolved", type: "boolean", description: "Resolved?" }],
+    });
+    // An AgentVersion's `agent` comes back as the agent's id (a generated program cannot hold the
+    // Agent itself); the live version that holds the Agent's configuration is not pinned.
+    const version = await imported("AgentVersion", `${held.id}/${held.version}`);
+    expect(version.inputs).toEqual(expect.objectContaining({ agent: held.id }));
+    expect(version.inputs.version).toBeUndefined();
+    expect(version.outs).toEqual(
+      expect.objectContaining({ version: held.version, isLive: true, label: "v1" }),
+    );
+    const writes = (await requestLogOf(emu)).slice(before).filter((e) => e.method !== "GET");
+    expect(writes).toEqual([]);
+    const none = provpb.DiffResponse.DiffChanges.DIFF_NONE;
+    for (const [type, r] of [
+      ["Agent", agent],
+      ["Widget", widget],
+      ["KnowledgeBase", base],
+      ["AnalysisGroup", analysis],
+    ] as const) {
+      expect({ type, ...(await previewed(type, r)) }).toEqual({ type, changes: none, diffs: [] });
+    }
+    // The program names the imported Agent (previewed above) as the AgentVersion's agent.
+    const agentRef = {
+      [SIG]: RESOURCE_SIG,
+      urn: "urn:pulumi:test::plugin::voice-agent:index:Agent::imported",
+      id: held.id,
+    };
+    expect(await previewed("AgentVersion", { ...version, inputs: { agent: agentRef } })).toEqual({
+      changes: none,
+      diffs: [],
+    });
+    // Gone from the service: nothing to import.
+    const missing = kb.id.replace(/.{4}$/, (t) => (t === "0000" ? "1111" : "0000"));
+    expect((await imported("KnowledgeBase", missing)).id).toBe("");
   });
 
   test("an explicit provider without a key, and none in the environment, is refused by name", async () => {

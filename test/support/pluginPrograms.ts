@@ -3,12 +3,11 @@
  * program on the plugin installed from its tarball, the service's API as a test reads it, and the
  * prompt change every language must preview and put live the same way.
  */
-import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { expect } from "vitest";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
-import { PulumiProject, REPO_ROOT, type RunResult } from "./pulumi";
+import { PulumiProject, packedPlugin, REPO_ROOT, type RunResult } from "./pulumi";
 
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 
@@ -22,9 +21,7 @@ export async function pluginStack(
   source: string,
   opts: { passphrase: string; env?: Record<string, string> },
 ): Promise<{ emu: Emulator; project: PulumiProject }> {
-  const tarball = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" })
-    .trim()
-    .split(" ")[0] as string;
+  const tarball = packedPlugin();
   const version = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
   const emu = await startEmulator({ port: 0 });
   try {
@@ -35,10 +32,9 @@ export async function pluginStack(
       secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
       env: opts.env,
     });
-    await project.pulumi(
-      ["plugin", "install", "resource", "voice-agent", version, "--file", path.join(REPO_ROOT, tarball)],
-      { noStack: true },
-    );
+    await project.pulumi(["plugin", "install", "resource", "voice-agent", version, "--file", tarball], {
+      noStack: true,
+    });
     return { emu, project };
   } catch (err) {
     await emu.close();
@@ -66,11 +62,13 @@ export function serviceApi(base: () => string): ServiceApi {
  * A line added to the project's prompt.md previews the Agent `host` changing (the new text shown)
  * and the AgentVersion `live` updated in place (publishing), nothing replaced and the Widget
  * untouched; `up` then puts it live: the service holds the new prompt, and a newer version answers
- * calls. Returns the preview.
+ * calls. `beforeUp`: more checks of the previewed change, given the outputs before it. Returns the
+ * preview.
  */
 export async function expectPromptChangeGoesLive(
   project: PulumiProject,
   api: ServiceApi,
+  beforeUp?: (before: Record<string, any>) => Promise<void>,
 ): Promise<RunResult> {
   const before = await project.outputs();
   const prompt = path.join(project.dir, "prompt.md");
@@ -81,6 +79,7 @@ export async function expectPromptChangeGoesLive(
   );
   expect(preview.stdout).toMatch(/~ voice-agent:index:AgentVersion: \(update\)[\s\S]*::live\]/);
   expect(preview.stdout).not.toMatch(/replace|Widget/);
+  await beforeUp?.(before);
   await project.upAndSettle();
   const after = await project.outputs();
   expect(after.liveVersion).toBeGreaterThan(before.liveVersion);

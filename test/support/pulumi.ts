@@ -158,6 +158,19 @@ export function packTarball(dest: string): string {
     .pop() as string;
 }
 
+/**
+ * The provider plugin's tarball, packed from the current `dist/` (`scripts/plugin/pack.sh`), for
+ * `pulumi plugin install resource voice-agent <version> --file`: its path. Refuses a toolchain
+ * without Pulumi's YAML host (`npm run setup` builds it).
+ */
+export function packedPlugin(): string {
+  if (!existsSync(path.join(toolchainBin(), "pulumi-language-yaml"))) {
+    throw new Error(`${toolchainBin()} holds no pulumi-language-yaml: run \`npm run setup\``);
+  }
+  const out = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" });
+  return path.join(REPO_ROOT, out.trim().split(" ")[0] as string);
+}
+
 /** The package's policy pack as a user's project has it: `node_modules/pulumi-voice-agent/policy`. */
 export function installedPolicyPack(): string {
   return path.join(installedPackageDir(), "node_modules", "pulumi-voice-agent", "policy");

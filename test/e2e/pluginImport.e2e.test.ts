@@ -1,0 +1,209 @@
+/**
+ * `pulumi import` of the provider plugin's five kinds, end to end through the real CLI, the plugin
+ * installed from its tarball: objects made directly in the service (as in the dashboard) are
+ * adopted with no write to it, and the code the import generates, pasted into the program, previews
+ * with no change (`--expect-no-changes`): in Pulumi YAML (the YAML language host; both lanes) and in
+ * TypeScript under Pulumi's stock Node.js host (the stock lane).
+ *
+ * An AgentVersion is imported without code (`--generate-code=false`) and declared by hand, one line:
+ * its `agent` is the Agent resource, which Pulumi's code generator can write neither as a reference
+ * nor as a string (docs/plugin.md).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { VoiceAgentClient } from "../../src/client";
+import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
+import { clearRequestLog, requestLog } from "../support/control";
+import { installedPackageDir, PulumiProject, packedPlugin, pulumiHost, REPO_ROOT } from "../support/pulumi";
+
+type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+let emu: Emulator;
+let tarball: string;
+const VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
+
+/** The objects made in the service, by the name each is imported under. */
+interface Made {
+  faq: string;
+  outcome: string;
+  host: string;
+  version: number;
+}
+
+/** An agent with its knowledge base, analysis group and widget, published and live: made as a dashboard user would. */
+async function madeInTheService(): Promise<Made> {
+  emu.reset(); // a workspace of its own for each test (names are unique in it)
+  const client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+  const kb = await client.knowledgeBases.create({
+    name: "Store FAQ",
+    description: "Answers for callers",
+    documents: [{ name: "returns", url: "https://shop.example.com/returns" }],
+  });
+  const group = await client.analysis.create({
+    name: "Outcome",
+    description: "How the call ended",
+    enabled: true,
+    items: [{ name: "resolved", type: "boolean", description: "Was it resolved?", enabled: true }],
+  });
+  const agent = await client.agents.create({
+    name: "Dashboard support",
+    system_prompt: "You are Acme's support agent.\nBe brief.",
+    greeting: { message: "Hello from Acme!" },
+    model: { model: "gpt-4o", temperature: 0.3 },
+    knowledge_base_ids: [kb.id],
+    analysis_group_ids: [group.id],
+  });
+  await client.widget.patch(agent.id, {
+    allowed_origins: ["https://shop.example.com"],
+    theme: { title: "Need help?" },
+  });
+  await client.versions.publish(agent.id, agent.version, { label: "first" });
+  await client.versions.activate(agent.id, agent.version);
+  return { faq: kb.id, outcome: group.id, host: agent.id, version: agent.version };
+}
+
+/**
+ * The `pulumi import --file` document for the four objects whose code Pulumi can generate. (An
+ * AgentVersion's `agent` is the Agent resource: the importer can write neither a reference nor a
+ * string there, so it is imported with `--generate-code=false` and declared by hand: docs/plugin.md.)
+ */
+function importFile(m: Made): string {
+  const t = (kind: string) => `voice-agent:index:${kind}`;
+  return JSON.stringify({
+    resources: [
+      { type: t("KnowledgeBase"), name: "faq", id: m.faq },
+      { type: t("AnalysisGroup"), name: "outcome", id: m.outcome },
+      { type: t("Agent"), name: "host", id: m.host },
+      { type: t("Widget"), name: "widget", id: m.host },
+    ],
+  });
+}
+
+beforeAll(async () => {
+  tarball = packedPlugin();
+  emu = await startEmulator({ port: 0 });
+}, 240_000);
+
+afterAll(async () => {
+  await emu?.close();
+});
+
+/** A project on the plugin (installed from its tarball) and the emulator, with `Pulumi.yaml`'s text. */
+async function projectOf(pulumiYaml: string, base?: string): Promise<PulumiProject> {
+  const source = mkdtempSync(path.join(base ?? path.join(REPO_ROOT, ".tmp"), "import-"));
+  writeFileSync(path.join(source, "Pulumi.yaml"), pulumiYaml);
+  try {
+    const project = await PulumiProject.fromDirectory(source, {
+      stack: "dev",
+      passphrase: "import",
+      config: { "voice-agent:baseUrl": emu.url },
+      secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
+      ...(base ? { base } : {}),
+    });
+    await project.pulumi(["plugin", "install", "resource", "voice-agent", VERSION, "--file", tarball], {
+      noStack: true,
+    });
+    return project;
+  } finally {
+    rmSync(source, { recursive: true, force: true });
+  }
+}
+
+/** `pulumi import --file` of the five objects, asserting the service saw no write. */
+async function imported(project: PulumiProject, made: Made, args: string[]): Promise<void> {
+  writeFileSync(path.join(project.dir, "import.json"), importFile(made));
+  await clearRequestLog(emu);
+  await project.pulumi(["import", "--file", "import.json", "--yes", ...args]);
+  const version = `${made.host}/${made.version}`;
+  await project.pulumi([
+    "import",
+    "voice-agent:index:AgentVersion",
+    "live",
+    version,
+    "--generate-code=false",
+    "--yes",
+  ]);
+  expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
+}
+
+/** `preview` and `refresh` with no change, and the service saw no write. */
+async function settled(project: PulumiProject): Promise<void> {
+  await clearRequestLog(emu);
+  await project.preview({ expectNoChanges: true });
+  await project.refresh({ expectNoChanges: true });
+  expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
+}
+
+describe("pulumi import of the plugin's resources", () => {
+  test("YAML: the five kinds adopted with no write; the generated code pasted previews no change", async () => {
+    const made = await madeInTheService();
+    const project = await projectOf("name: imported\nruntime: yaml\n");
+    try {
+      await imported(project, made, ["--out", "generated.yaml"]);
+      const generated = readFileSync(path.join(project.dir, "generated.yaml"), "utf8");
+      // Every field the service holds that a new object would not, in the program's names; the
+      // objects imported together referenced by their ids.
+      expect(generated).toContain("systemPrompt:");
+      expect(generated).toMatch(/knowledgeBaseIds:\s*\n\s*- \$\{faq\.id\}/);
+      expect(generated).toMatch(/analysisGroupIds:\s*\n\s*- \$\{outcome\.id\}/);
+      expect(generated).toMatch(/agentId: \$\{host\.id\}/);
+      expect(generated).toContain("https://shop.example.com/returns");
+      // Nothing the service defaults (a new agent's transcriber, voice, call limits).
+      expect(generated).not.toMatch(/transcriber:|maxDurationMinutes/);
+      // Pasted into the program, with the AgentVersion declared by hand.
+      const body = generated.replace(/^resources:\n/m, "");
+      writeFileSync(
+        path.join(project.dir, "Pulumi.yaml"),
+        `name: imported\nruntime: yaml\nresources:\n${body}\n  live:\n    type: voice-agent:index:AgentVersion\n` +
+          "    properties:\n      agent: ${host}\n    options:\n      protect: true\n",
+      );
+      await settled(project);
+    } finally {
+      project.cleanup();
+    }
+  }, 600_000);
+
+  // Pulumi's stock Node.js host generates the TypeScript (GenerateProgram) and the SDK the program
+  // imports (`pulumi package gen-sdk`, compiled with tsc and linked into node_modules): the stock lane.
+  test.runIf(pulumiHost() === "stock")(
+    "TypeScript (stock host): the five kinds adopted with no write; the generated code pasted previews no change",
+    async () => {
+      const made = await madeInTheService();
+      const installed = installedPackageDir();
+      const project = await projectOf("name: imported\nruntime: nodejs\nmain: index.ts\n", installed);
+      try {
+        writeFileSync(path.join(project.dir, "index.ts"), "export {};\n");
+        await imported(project, made, ["--out", "generated.ts"]);
+        const generated = readFileSync(path.join(project.dir, "generated.ts"), "utf8");
+        expect(generated).toContain("systemPrompt: `You are Acme's support agent.\nBe brief.`");
+        expect(generated).toMatch(/knowledgeBaseIds: \[faq\.id\]/);
+        expect(generated).toMatch(/agentId: host\.id/);
+        expect(generated).not.toMatch(/transcriber|maxDurationMinutes/);
+
+        // The SDK the generated code imports, as `pulumi package gen-sdk` writes it, compiled.
+        await project.pulumi(
+          ["package", "gen-sdk", path.join(REPO_ROOT, "schema.json"), "--language", "nodejs", "--out", "sdk"],
+          { noStack: true },
+        );
+        const sdk = path.join(project.dir, "sdk/nodejs");
+        execFileSync(process.execPath, [path.join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", sdk]);
+        const pkg = readFileSync(path.join(sdk, "package.json"), "utf8").replace("${VERSION}", VERSION);
+        writeFileSync(path.join(sdk, "bin/package.json"), pkg);
+        const linked = path.join(project.dir, "node_modules/@pulumi-voice-agent");
+        mkdirSync(linked, { recursive: true });
+        symlinkSync(path.join(sdk, "bin"), path.join(linked, "voice-agent"));
+
+        // Pasted into the program, with the AgentVersion declared by hand.
+        writeFileSync(
+          path.join(project.dir, "index.ts"),
+          `${generated}\nnew voice_agent.AgentVersion("live", { agent: host }, { protect: true });\n`,
+        );
+        await settled(project);
+      } finally {
+        project.cleanup();
+      }
+    },
+    600_000,
+  );
+});
