@@ -76,8 +76,25 @@ describe("the first hour", () => {
       const text = diff.stdout + diff.stderr;
       expect(text).toMatch(/~ systemPrompt/);
       for (const field of BOOKKEEPING) expect(text, field).not.toMatch(new RegExp(`\\b${field}\\b`));
+      // The AgentVersion says, in one line, the version it publishes.
+      expect(
+        text.split("AgentVersion support-live: publishes version 1 and puts it live").length - 1,
+        text,
+      ).toBe(1);
       await p.upAndSettle({ quiet: true });
       expect((await p.outputs()).live).toBe(1);
+
+      // A revert: the line names the version that comes back, and that nothing is published.
+      p.setProgram(program("## Agent Purpose\nHelp customers track orders."));
+      const revert = await p.preview();
+      const reverted = revert.stdout + revert.stderr;
+      expect(
+        reverted.split(
+          "AgentVersion support-live: a revert: brings back version 0, which holds this configuration; nothing published",
+        ).length - 1,
+        reverted,
+      ).toBe(1);
+      expect(reverted).not.toMatch(/publishes version/);
 
       // A misspelt key one level down: refused at preview, with the key meant.
       p.setProgram(

@@ -3,7 +3,8 @@
  * host, the plugin installed from its tarball (`npm run plugin:pack`, then
  * `pulumi plugin install resource voice-agent <version> --file <it>`) into the test's PULUMI_HOME:
  * the example `examples/yaml-support-agent` (no `plugins:` section) goes up, previews and refreshes
- * with no change; a prompt change previews the AgentVersion changing and goes live; a misspelt
+ * with no change; a prompt change previews the AgentVersion changing (its one line: the version it
+ * publishes; for the revert, the version that comes back) and goes live; a misspelt
  * property and a wrong type are refused at preview, naming them, with nothing written; a dashboard
  * edit is a conflict that says what to do; the key is never in the state; destroy.
  */
@@ -83,8 +84,14 @@ describe("a YAML program on the voice-agent plugin", () => {
   test("a prompt change previews the AgentVersion changing, and goes live", async () => {
     const before = await project.outputs();
     const prompt = path.join(project.dir, "prompt.md");
-    writeFileSync(prompt, `${readFileSync(prompt, "utf8")}\nAlways offer a callback.\n`);
+    const original = readFileSync(prompt, "utf8");
+    writeFileSync(prompt, `${original}\nAlways offer a callback.\n`);
     const preview = await project.preview();
+    // The AgentVersion says in one line which version it publishes (the plugin says it).
+    const line = `AgentVersion live: publishes version ${before.liveVersion + 1} and puts it live`;
+    expect(`${preview.stdout}${preview.stderr}`.split(line).length - 1, preview.stdout + preview.stderr).toBe(
+      1,
+    );
     // The agent's prompt changes, its version is updated in place (publishing), nothing else.
     expect(preview.stdout).toMatch(
       /~ voice-agent:index:Agent: \(update\)[\s\S]*::host\][\s\S]*Always offer a callback/,
@@ -99,6 +106,15 @@ describe("a YAML program on the voice-agent plugin", () => {
     const agent = await api("GET", `/v1/agents/${after.agentId}`);
     expect(agent.live_version).toBe(after.liveVersion);
     expect(agent.system_prompt).toContain("Always offer a callback.");
+
+    // Its revert: the line names the version that comes back; nothing is published.
+    writeFileSync(prompt, original);
+    const revert = await project.preview();
+    const back = `AgentVersion live: a revert: brings back version ${before.liveVersion}, which holds this configuration; nothing published`;
+    expect(`${revert.stdout}${revert.stderr}`.split(back).length - 1, revert.stdout + revert.stderr).toBe(1);
+    expect(revert.stdout).not.toMatch(/publishes version/);
+    writeFileSync(prompt, `${original}\nAlways offer a callback.\n`);
+    await project.preview({ expectNoChanges: true });
   }, 300_000);
 
   test.each([

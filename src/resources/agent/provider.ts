@@ -168,7 +168,7 @@ function outputs(
  * the one `contentHash` describes (the AgentVersion publishes it under `If-Match`, and a refresh
  * updates the hash); the AgentVersion still compares the whole configuration before reusing it.
  */
-function remember(
+export function remember(
   known: Record<string, number> | undefined,
   last: { contentHash: string; draftVersion: number },
   written: AgentDetailT,
@@ -325,6 +325,28 @@ async function heldBack(
   return own?.is_published === true && deepEqual(observedConfig(own, seen), seen);
 }
 
+/**
+ * What this provider process last saw of each agent's state (by agent id): its `diff`, which the
+ * engine calls at every preview and deploy before the AgentVersions that read the agent are
+ * checked. In the preview of the agent's change its outputs are unknown to the program (the
+ * engine plans a dynamic resource's update as its inputs), so an AgentVersion's `check` reads the
+ * versions the stack has seen here to say which version the deploy brings back (`plan.ts`).
+ */
+const diffed = new Map<string, Props>();
+
+/** The agent's state as this process's `diff` last saw it, or undefined. */
+export function agentAsLastSeen(
+  agentId: string,
+): Pick<AgentState, "knownVersions" | "contentHash" | "draftVersion"> | undefined {
+  const seen = diffed.get(agentId);
+  if (!seen) return undefined;
+  const parsed = StoredAgentState.safeParse(seen);
+  if (!parsed.success || parsed.data.contentHash === undefined || parsed.data.draftVersion === undefined)
+    return undefined;
+  const { knownVersions, contentHash, draftVersion } = parsed.data;
+  return { contentHash, draftVersion, ...(knownVersions ? { knownVersions } : {}) };
+}
+
 export const agentProvider: HandlerFactory = (ctx) => {
   const readCatalogue = catalogueReader(() => ctx.client());
   return {
@@ -350,7 +372,8 @@ export const agentProvider: HandlerFactory = (ctx) => {
       return { inputs: { ...news, [CONTENT_HASH_INPUT]: configurationHash(declared) } };
     },
 
-    async diff(_id, olds, news) {
+    async diff(id, olds, news) {
+      diffed.set(id, olds);
       const changed = agentChanges(olds, news);
       return { changes: changed.length > 0, diffs: changed };
     },
