@@ -325,26 +325,35 @@ async function heldBack(
   return own?.is_published === true && deepEqual(observedConfig(own, seen), seen);
 }
 
-/**
- * What this provider process last saw of each agent's state (by agent id): its `diff`, which the
- * engine calls at every preview and deploy before the AgentVersions that read the agent are
- * checked. In the preview of the agent's change its outputs are unknown to the program (the
- * engine plans a dynamic resource's update as its inputs), so an AgentVersion's `check` reads the
- * versions the stack has seen here to say which version the deploy brings back (`plan.ts`).
- */
-const diffed = new Map<string, Props>();
+/** What an AgentVersion's preview reads of its agent's state (`agentAsLastSeen`). */
+type SeenAgent = { contentHash: string; draftVersion: number; knownVersions?: Record<string, number> };
 
-/** The agent's state as this process's `diff` last saw it, or undefined. */
-export function agentAsLastSeen(
-  agentId: string,
-): Pick<AgentState, "knownVersions" | "contentHash" | "draftVersion"> | undefined {
-  const seen = diffed.get(agentId);
-  if (!seen) return undefined;
-  const parsed = StoredAgentState.safeParse(seen);
-  if (!parsed.success || parsed.data.contentHash === undefined || parsed.data.draftVersion === undefined)
-    return undefined;
-  const { knownVersions, contentHash, draftVersion } = parsed.data;
-  return { contentHash, draftVersion, ...(knownVersions ? { knownVersions } : {}) };
+/**
+ * What this provider process saw of each agent whose configuration changes (by agent id), copied
+ * from the state its `diff` is handed (the engine calls it before the AgentVersions that read the
+ * agent are checked), and forgotten at its write: in the preview of the agent's change its outputs
+ * are unknown to the program (the engine plans a dynamic resource's update as its inputs), so an
+ * AgentVersion's `check` reads here the versions the stack has seen, to say which version the
+ * deploy brings back (`plan.ts`). A no-op keeps nothing.
+ */
+const changing = new Map<string, SeenAgent>();
+
+/** What `diff` recorded of the agent whose change is previewed, or undefined. */
+export function agentAsLastSeen(agentId: string): SeenAgent | undefined {
+  return changing.get(agentId);
+}
+
+/** A copy of what an AgentVersion's preview reads of `olds` (the state), or undefined. */
+function seenOf(olds: Props): SeenAgent | undefined {
+  const { contentHash, draftVersion, knownVersions } = olds;
+  if (typeof contentHash !== "string" || typeof draftVersion !== "number") return undefined;
+  const known =
+    knownVersions !== null && typeof knownVersions === "object"
+      ? Object.fromEntries(
+          Object.entries(knownVersions).filter((e): e is [string, number] => typeof e[1] === "number"),
+        )
+      : undefined;
+  return { contentHash, draftVersion, ...(known ? { knownVersions: known } : {}) };
 }
 
 export const agentProvider: HandlerFactory = (ctx) => {
@@ -373,8 +382,10 @@ export const agentProvider: HandlerFactory = (ctx) => {
     },
 
     async diff(id, olds, news) {
-      diffed.set(id, olds);
       const changed = agentChanges(olds, news);
+      const seen = changed.length > 0 ? seenOf(olds) : undefined;
+      if (seen) changing.set(id, seen);
+      else changing.delete(id);
       return { changes: changed.length > 0, diffs: changed };
     },
 
@@ -434,6 +445,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
     },
 
     async update(id, olds, news) {
+      changing.delete(id);
       const c = await ctx.client();
       const before = state(olds);
       const args = inputs(news);
@@ -478,6 +490,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
     },
 
     async delete(id, props) {
+      changing.delete(id);
       const c = await ctx.client();
       const recorded = stored(props);
       const detail = await unlessGone(c.agents.get(id));
