@@ -136,21 +136,13 @@ const NOT_SENT = new Set([
 ]);
 /*
  * "Nothing is there" (`NOTHING_THERE`, errors.ts): no server listens at the address, or the address
- * leads to none. While the origin has never answered in this process, such a failure is retried
- * only for {@link UNREACHABLE_WAIT_MS} (a service or emulator still starting), not for the whole
- * retry budget: a wrong port or a stopped emulator fails in seconds, naming the address. Once the
- * origin has answered, it is transient (a restart) and retried within the budget as before.
+ * leads to none. While the origin has never answered in this process, such a failure is not
+ * retried: a wrong port or a stopped emulator fails at once, naming the address (a service still
+ * starting is waited for by whoever starts it, as the tutorial does). Once the origin has
+ * answered, it is transient (a restart) and retried within the budget as before.
  */
-/** How long requests to an origin that never answered retry a refused connection. */
-export const UNREACHABLE_WAIT_MS = 2_000;
 /** Origins that answered (any HTTP status) in this process. */
 const answered = new Set<string>();
-/**
- * Origins found unreachable, and since when: concurrent requests share the one wait, and once it
- * has run out (`-Infinity`: given up) later requests retry no more. So the resources of one
- * deployment fail together, at once.
- */
-const unreachableSince = new Map<string, number>();
 /** Codes of transient failures after the request may have been sent. */
 const TRANSIENT = new Set([
   "ECONNRESET",
@@ -251,11 +243,10 @@ export async function send(
   if (payload !== undefined) headers["content-type"] = "application/json";
 
   /** Follows the retry policy: waits and returns true to retry, or returns false. */
-  const mayRetry = async (outcome: AttemptOutcome, attempt: number, until?: number): Promise<boolean> => {
+  const mayRetry = async (outcome: AttemptOutcome, attempt: number): Promise<boolean> => {
     const now = performance.now();
     op.deadline ??= now + budgetMs;
-    const deadline = Math.min(op.deadline, until ?? Number.POSITIVE_INFINITY);
-    const decision = decideRetry(outcome, { mode: req.retry, attempt, now, deadline });
+    const decision = decideRetry(outcome, { mode: req.retry, attempt, now, deadline: op.deadline });
     if (!decision.retry) return false;
     if (decision.waitMs > 0) await sleep(decision.waitMs);
     op.retries++;
@@ -288,7 +279,6 @@ export async function send(
       });
       status = res.statusCode;
       answered.add(origin);
-      unreachableSince.delete(origin);
       if (status < 500 && status !== 429) limiter.noteAnswer();
       resHeaders = res.headers;
       raw = await readCapped(res.body, maxBytes, ctx);
@@ -314,19 +304,12 @@ export async function send(
         retryable: c.retryable,
         mayHaveCommitted: c.mayHaveCommitted,
       } as const;
-      // Nothing there, and never was in this process: retry briefly, not for the whole budget.
+      // Nothing there, and never was in this process: no retry can succeed.
       const nothingThere = NOTHING_THERE.has(c.code) && !answered.has(origin);
-      let until: number | undefined;
-      if (nothingThere) {
-        const since = unreachableSince.get(origin) ?? started;
-        unreachableSince.set(origin, since);
-        until = since + UNREACHABLE_WAIT_MS;
-      }
-      if (await mayRetry(outcome, retryOfThisRequest, until)) {
+      if (!nothingThere && (await mayRetry(outcome, retryOfThisRequest))) {
         retryOfThisRequest++;
         continue;
       }
-      if (nothingThere) unreachableSince.set(origin, Number.NEGATIVE_INFINITY);
       throw new ConnectionError(
         {
           code: c.code,

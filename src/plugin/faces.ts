@@ -77,6 +77,9 @@ const VIEW_KEYS: (keyof AgentView)[] = [
   "latestVersion",
 ];
 
+/** In an Agent's view at preview: the hash its state holds (its `contentHash` is then the checked one). */
+const STATE_HASH = Symbol("the hash in state");
+
 const agent: KindFace = {
   ...same,
   ...withMarker,
@@ -85,12 +88,31 @@ const agent: KindFace = {
   seen(urn, props, fc, planned) {
     // A change at preview: the checked inputs over the state; the hash the check computed
     // (`__contentHash`, the Agent's checked input), unknown until checked.
+    const before = fc.agents.get(urn);
     const view = planned
-      ? { ...fc.agents.get(urn), ...props, contentHash: props[CONTENT_HASH_INPUT] ?? UNKNOWN }
+      ? {
+          ...before,
+          ...props,
+          contentHash: props[CONTENT_HASH_INPUT] ?? UNKNOWN,
+          [STATE_HASH]: props.contentHash ?? before?.[STATE_HASH as unknown as string],
+        }
       : props;
     fc.agents.set(urn, view);
   },
 };
+
+/**
+ * What a program has of an Agent whose configuration changes at preview (`seen` planned, its checked
+ * hash not the one in state): its id and checked `__contentHash`, every output its write will
+ * change unknown (the engine plans a change's outputs as its checked inputs). Otherwise the view.
+ */
+function asProgramSees(seen: Props): Props {
+  const stateHash = (seen as Record<symbol, unknown>)[STATE_HASH];
+  const hash = seen.contentHash;
+  if (stateHash === undefined || hash === stateHash || hash === UNKNOWN) return seen;
+  const unknown = Object.fromEntries(VIEW_KEYS.filter((k) => k !== "agentId").map((k) => [k, UNKNOWN]));
+  return { ...seen, ...unknown, [CONTENT_HASH_INPUT]: hash };
+}
 
 /** The AgentVersion's own inputs, by the user's field. */
 const VERSION_FIELDS: Record<string, readonly string[]> = {
@@ -125,7 +147,8 @@ const agentVersion: KindFace = {
       );
     }
     // Values the Agent does not have yet (a new agent at preview) are unknown, as in a program.
-    const view: AgentView = Object.fromEntries(VIEW_KEYS.map((k) => [k, seen[k] ?? UNKNOWN]));
+    const sees = asProgramSees(seen);
+    const view: AgentView = Object.fromEntries(VIEW_KEYS.map((k) => [k, sees[k] ?? UNKNOWN]));
     if (seen.agentId === undefined && target.id) view.agentId = target.id;
     const promoteConfig =
       rest.promote !== undefined
@@ -133,9 +156,11 @@ const agentVersion: KindFace = {
             AGENT_CONFIG_FIELDS.filter((k) => seen[k] !== undefined).map((k) => [k, seen[k]]),
           )
         : undefined;
+    const checkedHash = version === undefined ? sees[CONTENT_HASH_INPUT] : undefined;
     return {
       ...rest,
       ...versionInputsFromAgent(view, version === undefined),
+      ...(checkedHash !== undefined ? { [CONTENT_HASH_INPUT]: checkedHash } : {}),
       ...pinned,
       live: rest.live ?? true,
       ...(promoteConfig ? { promoteConfig } : {}),

@@ -5,12 +5,25 @@
  * exits when the engine that started it is gone.
  */
 import { exitWithEngine } from "../provider/lifetime";
-import { serve, VoiceAgentProvider } from "./server";
+import { engineLog, serve, VoiceAgentProvider } from "./server";
 
 async function main(): Promise<void> {
   exitWithEngine();
-  const { port } = await serve(new VoiceAgentProvider());
+  const engine = engineAddress(process.argv.slice(2));
+  const { port } = await serve(
+    new VoiceAgentProvider(undefined, undefined, engine ? engineLog(engine) : undefined),
+  );
   process.stdout.write(`${port}\n`);
+}
+
+/** The engine's address among the plugin's arguments: the first that is no logging or tracing flag. */
+function engineAddress(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "--tracing") i++;
+    else if (arg !== "--logtostderr" && !arg.startsWith("-v=")) return arg;
+  }
+  return undefined;
 }
 
 main().catch((err: unknown) => {

@@ -15,11 +15,15 @@
  * - What a TypeScript program computes before registering (`agentInputs.ts`): an Agent's create
  *   marker, an AgentVersion's expansion of `agent` (the same function the class calls).
  * - `detailedDiff` naming the user's fields.
+ * - An AgentVersion's line in the preview (`previewNote`, the words the TypeScript class logs),
+ *   sent to the engine's log: a YAML or Go program runs no code of ours that could say it.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type * as grpcTypes from "@grpc/grpc-js";
+import type * as engineRpcTypes from "@pulumi/pulumi/proto/engine_grpc_pb";
+import type * as engineTypes from "@pulumi/pulumi/proto/engine_pb";
 import type * as pluginTypes from "@pulumi/pulumi/proto/plugin_pb";
 import type * as provRpcTypes from "@pulumi/pulumi/proto/provider_grpc_pb";
 import type * as provTypes from "@pulumi/pulumi/proto/provider_pb";
@@ -31,6 +35,7 @@ import { isExpectedFailure } from "../provider/failures";
 import { deepEqual } from "../provider/normalize";
 import type { HandlerFactory, ProviderContext, ResourceHandler } from "../provider/resource";
 import { UNKNOWN } from "../provider/unknowns";
+import { previewNote } from "../resources/agentVersion/plan";
 import { LOOKUPS, type LookupName } from "../resources/catalogueLookups";
 import { RESOURCES, type ResourceKind } from "../resources/registry";
 import { type Face, KINDS, type KindFace } from "./faces";
@@ -44,6 +49,23 @@ const provrpc = require("@pulumi/pulumi/proto/provider_grpc_pb") as typeof provR
 const pluginpb = require("@pulumi/pulumi/proto/plugin_pb") as typeof pluginTypes;
 const structpb = fromSdk("google-protobuf/google/protobuf/struct_pb") as typeof structTypes;
 const emptypb = fromSdk("google-protobuf/google/protobuf/empty_pb") as typeof emptyTypes;
+const enginepb = require("@pulumi/pulumi/proto/engine_pb") as typeof engineTypes;
+const enginerpc = require("@pulumi/pulumi/proto/engine_grpc_pb") as typeof engineRpcTypes;
+
+/** Says a line in the engine's output, under the resource `urn`. */
+export type EngineLog = (severity: "info" | "warning", message: string, urn: string) => Promise<void>;
+
+/** The engine's log at `address` (the plugin's first argument); a failure to say it is not the step's. */
+export function engineLog(address: string): EngineLog {
+  const client = new enginerpc.EngineClient(address, grpc.credentials.createInsecure());
+  return (severity, message, urn) => {
+    const req = new enginepb.LogRequest();
+    req.setSeverity(severity === "warning" ? enginepb.LogSeverity.WARNING : enginepb.LogSeverity.INFO);
+    req.setMessage(message);
+    req.setUrn(urn);
+    return new Promise((resolve) => client.log(req, () => resolve()));
+  };
+}
 
 /** The package root (where schema.json and package.json are), from `src/plugin` or `dist/plugin`. */
 const ROOT = path.resolve(__dirname, "../..");
@@ -182,12 +204,21 @@ export class VoiceAgentProvider {
   /**
    * @param factories each kind's provider side (the registry's, loaded on first use)
    * @param make builds the client from the settings (the package's client by default)
+   * @param log the engine's log (none: nothing is said)
    */
   constructor(
     private readonly factories: Record<ResourceKind, () => HandlerFactory> = RESOURCES,
     make?: (s: Settings) => Promise<VoiceAgentClient>,
+    private readonly log?: EngineLog,
   ) {
     this.ctx = contextOn(() => this.settings, make);
+  }
+
+  /** An AgentVersion's line for the step at `urn` whose planned outputs are `props` (`plan.ts`). */
+  private async say(type: string, urn: string, props: Props): Promise<void> {
+    if (!this.log || KINDS[type]?.kind !== "agentVersion") return;
+    const note = previewNote(props, urn.slice(urn.lastIndexOf("::") + 2));
+    if (note) await this.log(note.severity, note.message, urn);
   }
 
   private face(type: string): { kind: ResourceKind; face: KindFace; handler: ResourceHandler } {
@@ -273,6 +304,8 @@ export class VoiceAgentProvider {
     const news = unwrap(fromStruct(req.getNews())).values;
     face.seen(req.getUrn(), { ...olds, ...news }, this.faceCtx(req.getUrn()), true);
     const result = await handler.diff(req.getId(), olds, news);
+    // A version taken off air that stays so: said at every preview and deploy, as the class says it.
+    if (result.changes === false) await this.say(req.getType(), req.getUrn(), olds);
     const res = new provpb.DiffResponse();
     const D = provpb.DiffResponse.DiffChanges;
     res.setChanges(
@@ -314,6 +347,7 @@ export class VoiceAgentProvider {
     if (req.getPreview()) {
       const res = new provpb.CreateResponse();
       res.setProperties(toStruct(wrap(planned(req.getType(), {}, inputs.values), inputs.secrets)));
+      await this.say(req.getType(), req.getUrn(), inputs.values);
       return res;
     }
     const result = await handler.create(inputs.values);
@@ -359,6 +393,7 @@ export class VoiceAgentProvider {
       const res = new provpb.UpdateResponse();
       const secrets = this.secretsOf(req.getType(), new Set([...olds.secrets, ...news.secrets]));
       res.setProperties(toStruct(wrap(planned(req.getType(), olds.values, news.values), secrets)));
+      await this.say(req.getType(), req.getUrn(), news.values);
       return res;
     }
     const result = await handler.update(req.getId(), olds.values, news.values);

@@ -26,6 +26,7 @@ import { type Field, joinKey, type Plain } from "./values";
 const NOT_TEXT: ReadonlySet<string> = new Set([
   "__provider",
   "__draft",
+  "__plan",
   "__contentHash",
   "contentHash",
   "createMarker",

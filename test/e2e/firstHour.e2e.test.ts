@@ -1,7 +1,7 @@
 /**
  * What a new user meets first, from the package installed from its tarball in a fresh project (the
  * host under test: ours, or Pulumi's stock one with PVA_PULUMI_HOST=stock):
- * - a service that is not there fails `preview` and `up` within seconds, naming the address and the
+ * - a service that is not there fails `preview` and `up` within 8 s, naming the address and the
  *   cause, once (not after the catalogue's 10 s wait, not per resource);
  * - `pulumi preview --diff` of a prompt change shows `systemPrompt` and none of the bookkeeping the
  *   AgentVersion copies from its Agent;
@@ -68,16 +68,29 @@ describe("the first hour", () => {
 
       // The reviewer's preview: what the person changed, and none of the provider's bookkeeping.
       p.setProgram(program("## Agent Purpose\nHelp customers track and return orders."));
-      const t0 = Date.now();
       const diff = await p.preview();
-      // What a preview that reads the catalogue takes on this machine now (it is shared: a loaded
-      // machine stretches every command; the failure below may add no more than its own wait).
-      const baseline = Date.now() - t0;
       const text = diff.stdout + diff.stderr;
       expect(text).toMatch(/~ systemPrompt/);
       for (const field of BOOKKEEPING) expect(text, field).not.toMatch(new RegExp(`\\b${field}\\b`));
+      // The AgentVersion says, in one line, the version it publishes.
+      expect(
+        text.split("AgentVersion support-live: publishes version 1 and puts it live").length - 1,
+        text,
+      ).toBe(1);
       await p.upAndSettle({ quiet: true });
       expect((await p.outputs()).live).toBe(1);
+
+      // A revert: the line names the version that comes back, and that nothing is published.
+      p.setProgram(program("## Agent Purpose\nHelp customers track orders."));
+      const revert = await p.preview();
+      const reverted = revert.stdout + revert.stderr;
+      expect(
+        reverted.split(
+          "AgentVersion support-live: a revert: brings back version 0, which holds this configuration; nothing published",
+        ).length - 1,
+        reverted,
+      ).toBe(1);
+      expect(reverted).not.toMatch(/publishes version/);
 
       // A misspelt key one level down: refused at preview, with the key meant.
       p.setProgram(
@@ -106,12 +119,10 @@ describe("the first hour", () => {
         const r = await p.pulumi(command, { allowFailure: true });
         const out = r.stdout + r.stderr;
         const took = Date.now() - started;
-        // Within 8 s on an idle machine (about 1.5 s for the command, 2 s of retries); never the
-        // catalogue's 10 s wait or the client's 120 s retry budget.
-        expect(
-          took - baseline,
-          `${command.join(" ")}: ${took} ms, a working preview ${baseline} ms`,
-        ).toBeLessThan(5_000);
+        // Within 8 s, absolute (the issue's bar): Pulumi's start and the program's, then the first
+        // request fails at once (no retry can succeed at an address that never answered); never
+        // the catalogue's 10 s wait or the client's 120 s retry budget.
+        expect(took, `${command.join(" ")}: ${took} ms`).toBeLessThan(8_000);
         expect(r.code).not.toBe(0);
         expect(out.split(said).length - 1, out).toBe(1);
       }

@@ -3,9 +3,10 @@
  * host, the plugin installed from its tarball (`npm run plugin:pack`, then
  * `pulumi plugin install resource voice-agent <version> --file <it>`) into the test's PULUMI_HOME:
  * the example `examples/yaml-support-agent` (no `plugins:` section) goes up, previews and refreshes
- * with no change; a prompt change previews the AgentVersion changing and goes live (voice-agent-diff's
- * report names the change and the version it publishes); a revert goes back to the earlier version
- * with no publish; a misspelt property and a wrong type are refused at preview, naming them, with
+ * with no change; a prompt change previews the AgentVersion changing (its one line: the version it
+ * publishes) and goes live (voice-agent-diff's report names the change and the version it
+ * publishes); a revert goes back to the earlier version with no publish (its line: the version that
+ * comes back); a misspelt property and a wrong type are refused at preview, naming them, with
  * nothing written; a dashboard edit is drift for `voice-agent-diff --drift` and a conflict that says
  * what to do; the key is never in the state; destroy.
  */
@@ -70,7 +71,11 @@ describe("a YAML program on the voice-agent plugin", () => {
   }, 300_000);
 
   test("a prompt change previews the AgentVersion changing, and goes live", async () => {
-    const preview = await expectPromptChangeGoesLive(project, api, async (before) => {
+    const preview = await expectPromptChangeGoesLive(project, api, async (before, preview) => {
+      // The AgentVersion says in one line which version it publishes (the plugin says it).
+      const line = `AgentVersion live: publishes version ${before.liveVersion + 1} and puts it live`;
+      const said = `${preview.stdout}${preview.stderr}`;
+      expect(said.split(line).length - 1, said).toBe(1);
       // voice-agent-diff's pull-request report reads the plugin's types as the dynamic ones: the
       // prompt's change, and the version the AgentVersion publishes.
       const json = parsePreview(JSON.parse((await project.pulumi(["preview", "--json"])).stdout));
@@ -101,6 +106,12 @@ describe("a YAML program on the voice-agent plugin", () => {
     expect(renderReport(preview, { reused: await findReusedVersions(preview, client) })).toContain(
       `Published version **${firstLive}** already holds exactly this configuration`,
     );
+    // The AgentVersion's line names the version that comes back; nothing is published.
+    const revert = await project.preview();
+    const back = `AgentVersion live: a revert: brings back version ${firstLive}, which holds this configuration; nothing published`;
+    const said = `${revert.stdout}${revert.stderr}`;
+    expect(said.split(back).length - 1, said).toBe(1);
+    expect(said).not.toMatch(/publishes version/);
     await project.upAndSettle();
     const after = await project.outputs();
     expect(after.liveVersion).toBe(firstLive);

@@ -15,8 +15,10 @@ import type { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator } from "../../src/emulator";
 import { serve, VoiceAgentProvider } from "../../src/plugin/server";
 import { SECRET_SIG, SIG } from "../../src/plugin/values";
+import { UNKNOWN } from "../../src/provider/normalize";
 import type { HandlerFactory } from "../../src/provider/resource";
 import { agentProvider } from "../../src/resources/agent/provider";
+import { previewNote } from "../../src/resources/agentVersion/plan";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
 import { LOOKUPS } from "../../src/resources/catalogueLookups";
@@ -57,6 +59,13 @@ interface Face {
   update(kind: ResourceKind, name: string, id: string, olds: P, news: P): Promise<P>;
   /** The AgentVersion's program inputs for an agent created through this face. */
   versionOf(agent: { name: string; outs: P }, extra: P): P;
+  /**
+   * The AgentVersion's program inputs in the preview of its agent's change (`checked`: the Agent's
+   * checked inputs): what the program has of the agent then.
+   */
+  versionAtPreview(agent: { name: string; outs: P; checked: P }, extra: P): P;
+  /** The line the preview of an AgentVersion's update says (its checked inputs `news`). */
+  previewLine(name: string, id: string, olds: P, news: P): Promise<string | undefined>;
 }
 
 const dynamic: Face = {
@@ -75,6 +84,18 @@ const dynamic: Face = {
     return (await RESOURCES[kind]()(testContext).update(id, olds, news)).outs as P;
   },
   versionOf: (agent, extra) => versionInputs(agent.outs, extra),
+  // The program's view: the agent's outputs unknown but its id and checked `__contentHash`.
+  versionAtPreview: (agent, extra) => ({
+    ...Object.fromEntries(
+      Object.entries(versionInputs(agent.outs, extra)).map(([k, v]) => [
+        k,
+        k === "agentId" || k in extra || k === "live" ? v : UNKNOWN,
+      ]),
+    ),
+    __contentHash: agent.checked.__contentHash,
+  }),
+  // The class logs it from its outputs, which at preview are the checked inputs.
+  previewLine: async (name, _id, _olds, news) => previewNote(news, name)?.message,
 };
 
 const TOKENS: Record<ResourceKind, string> = {
@@ -148,10 +169,32 @@ const plugin: Face = {
     },
     ...extra,
   }),
+  versionAtPreview: (agent, extra) => plugin.versionOf(agent, extra),
+  async previewLine(name, id, olds, news) {
+    const req = new provpb.UpdateRequest();
+    req.setId(id);
+    req.setUrn(urnOf("agentVersion", name));
+    req.setType(typeOf("agentVersion"));
+    req.setOlds(toStruct(olds));
+    req.setNews(toStruct(news));
+    req.setPreview(true);
+    said.length = 0;
+    await unary<provTypes.UpdateRequest, provTypes.UpdateResponse>("update", req);
+    expect(said.every((s) => s.urn === urnOf("agentVersion", name))).toBe(true);
+    expect(said.length).toBeLessThanOrEqual(1);
+    return said[0]?.message;
+  },
 };
 
+/** What the plugin said to the engine's log. */
+const said: { severity: string; message: string; urn: string }[] = [];
+
 beforeAll(async () => {
-  const served = await serve(new VoiceAgentProvider(FACTORIES));
+  const served = await serve(
+    new VoiceAgentProvider(FACTORIES, undefined, async (severity, message, urn) => {
+      said.push({ severity, message, urn });
+    }),
+  );
   server = served.server;
   rpc = new provrpc.ResourceProviderClient(`127.0.0.1:${served.port}`, grpc.credentials.createInsecure());
   const req = new provpb.ConfigureRequest();
@@ -269,6 +312,46 @@ describe("the dynamic resources and the plugin agree", () => {
     });
     expect(r.dynamic.vChange).toBe(true);
     expect(r.plugin).toEqual(r.dynamic);
+  });
+
+  test("the preview of an AgentVersion says in one line which version it publishes, and for a revert which comes back", async () => {
+    const r = await both(async (face, tag) => {
+      const name = `faces-plan-${tag}`;
+      const first = { name, systemPrompt: "## Agent Purpose\nV1." };
+      const agent = await up(face, "agent", name, first);
+      const v = await up(face, "agentVersion", `${name}-v`, face.versionOf({ name, outs: agent.outs }, {}));
+      // The preview of a prompt change, then its `up`; then the preview of its revert.
+      const step = async (
+        a: { id: string; outs: P; inputs: P },
+        ver: { id: string; outs: P; inputs: P },
+        inputs: P,
+      ) => {
+        const checked = await face.check("agent", name, a.inputs, inputs);
+        expect(await face.diff("agent", name, a.id, a.outs, checked.inputs)).toBe(true);
+        const news = face.versionAtPreview({ name, outs: a.outs, checked: checked.inputs }, {});
+        const vChecked = await face.check("agentVersion", `${name}-v`, ver.inputs, news);
+        return { checked, line: await face.previewLine(`${name}-v`, ver.id, ver.outs, vChecked.inputs) };
+      };
+      const change = await step(agent, v, { name, systemPrompt: "## Agent Purpose\nV2." });
+      const agentOuts = await face.update("agent", name, agent.id, agent.outs, change.checked.inputs);
+      const vInputs = (
+        await face.check("agentVersion", `${name}-v`, v.inputs, face.versionOf({ name, outs: agentOuts }, {}))
+      ).inputs;
+      const v2 = await face.update("agentVersion", `${name}-v`, v.id, v.outs, vInputs);
+      const revert = await step(
+        { id: agent.id, outs: agentOuts, inputs: change.checked.inputs },
+        { id: v.id, outs: v2, inputs: vInputs },
+        first,
+      );
+      return { change: change.line, published: v2.version, revert: revert.line };
+    });
+    expect(untag(r.dynamic)).toEqual({
+      change: "AgentVersion faces-plan-<face>-v: publishes version 1 and puts it live",
+      published: 1,
+      revert:
+        "AgentVersion faces-plan-<face>-v: a revert: brings back version 0, which holds this configuration; nothing published",
+    });
+    expect(untag(r.plugin)).toEqual(untag(r.dynamic));
   });
 
   test("the catalogue lookups answer alike (a program's lookup, the plugin's function)", async () => {

@@ -62,13 +62,13 @@ export function serviceApi(base: () => string): ServiceApi {
  * A line added to the project's prompt.md previews the Agent `host` changing (the new text shown)
  * and the AgentVersion `live` updated in place (publishing), nothing replaced and the Widget
  * untouched; `up` then puts it live: the service holds the new prompt, and a newer version answers
- * calls. `beforeUp`: more checks of the previewed change, given the outputs before it. Returns the
+ * calls. `beforeUp`: more checks of the previewed change, given the outputs before it and the preview. Returns the
  * preview.
  */
 export async function expectPromptChangeGoesLive(
   project: PulumiProject,
   api: ServiceApi,
-  beforeUp?: (before: Record<string, any>) => Promise<void>,
+  beforeUp?: (before: Record<string, any>, preview: RunResult) => Promise<void>,
 ): Promise<RunResult> {
   const before = await project.outputs();
   const prompt = path.join(project.dir, "prompt.md");
@@ -79,7 +79,7 @@ export async function expectPromptChangeGoesLive(
   );
   expect(preview.stdout).toMatch(/~ voice-agent:index:AgentVersion: \(update\)[\s\S]*::live\]/);
   expect(preview.stdout).not.toMatch(/replace|Widget/);
-  await beforeUp?.(before);
+  await beforeUp?.(before, preview);
   await project.upAndSettle();
   const after = await project.outputs();
   expect(after.liveVersion).toBeGreaterThan(before.liveVersion);

@@ -168,7 +168,7 @@ function outputs(
  * the one `contentHash` describes (the AgentVersion publishes it under `If-Match`, and a refresh
  * updates the hash); the AgentVersion still compares the whole configuration before reusing it.
  */
-function remember(
+export function remember(
   known: Record<string, number> | undefined,
   last: { contentHash: string; draftVersion: number },
   written: AgentDetailT,
@@ -325,6 +325,37 @@ async function heldBack(
   return own?.is_published === true && deepEqual(observedConfig(own, seen), seen);
 }
 
+/** What an AgentVersion's preview reads of its agent's state (`agentAsLastSeen`). */
+type SeenAgent = { contentHash: string; draftVersion: number; knownVersions?: Record<string, number> };
+
+/**
+ * What this provider process saw of each agent whose configuration changes (by agent id), copied
+ * from the state its `diff` is handed (the engine calls it before the AgentVersions that read the
+ * agent are checked), and forgotten at its write: in the preview of the agent's change its outputs
+ * are unknown to the program (the engine plans a dynamic resource's update as its inputs), so an
+ * AgentVersion's `check` reads here the versions the stack has seen, to say which version the
+ * deploy brings back (`plan.ts`). A no-op keeps nothing.
+ */
+const changing = new Map<string, SeenAgent>();
+
+/** What `diff` recorded of the agent whose change is previewed, or undefined. */
+export function agentAsLastSeen(agentId: string): SeenAgent | undefined {
+  return changing.get(agentId);
+}
+
+/** A copy of what an AgentVersion's preview reads of `olds` (the state), or undefined. */
+function seenOf(olds: Props): SeenAgent | undefined {
+  const { contentHash, draftVersion, knownVersions } = olds;
+  if (typeof contentHash !== "string" || typeof draftVersion !== "number") return undefined;
+  const known =
+    knownVersions !== null && typeof knownVersions === "object"
+      ? Object.fromEntries(
+          Object.entries(knownVersions).filter((e): e is [string, number] => typeof e[1] === "number"),
+        )
+      : undefined;
+  return { contentHash, draftVersion, ...(known ? { knownVersions: known } : {}) };
+}
+
 export const agentProvider: HandlerFactory = (ctx) => {
   const readCatalogue = catalogueReader(() => ctx.client());
   return {
@@ -350,8 +381,11 @@ export const agentProvider: HandlerFactory = (ctx) => {
       return { inputs: { ...news, [CONTENT_HASH_INPUT]: configurationHash(declared) } };
     },
 
-    async diff(_id, olds, news) {
+    async diff(id, olds, news) {
       const changed = agentChanges(olds, news);
+      const seen = changed.length > 0 ? seenOf(olds) : undefined;
+      if (seen) changing.set(id, seen);
+      else changing.delete(id);
       return { changes: changed.length > 0, diffs: changed };
     },
 
@@ -411,6 +445,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
     },
 
     async update(id, olds, news) {
+      changing.delete(id);
       const c = await ctx.client();
       const before = state(olds);
       const args = inputs(news);
@@ -455,6 +490,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
     },
 
     async delete(id, props) {
+      changing.delete(id);
       const c = await ctx.client();
       const recorded = stored(props);
       const detail = await unlessGone(c.agents.get(id));

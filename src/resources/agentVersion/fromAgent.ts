@@ -5,6 +5,7 @@
  * outputs in the program; the provider plugin (`src/plugin/`) applies it to the Agent's state in
  * the provider process, since a YAML or Go program runs no such step. Loads nothing.
  */
+import { UNKNOWN } from "../../provider/unknowns";
 
 /** The Agent's outputs an AgentVersion reads. */
 export interface AgentView {
@@ -39,6 +40,8 @@ export function versionInputsFromAgent(agent: AgentView, publishing: boolean): R
       ? (agent.knownVersions as Record<string, number>)
       : undefined;
   const hash = agent.contentHash;
+  // Unknown in, unknown out (the preview of the agent's change), as the program's `apply` gives it.
+  const unknownMap = agent.knownVersions === UNKNOWN;
   return {
     agentId: agent.agentId,
     draftVersion: agent.draftVersion,
@@ -46,8 +49,13 @@ export function versionInputsFromAgent(agent: AgentView, publishing: boolean): R
     ...(publishing
       ? {
           contentHash: hash,
-          knownVersion: typeof hash === "string" ? knownVersionOf(hash, known) : undefined,
-          knownUpTo: knownUpToOf(known),
+          knownVersion:
+            hash === UNKNOWN || unknownMap
+              ? UNKNOWN
+              : typeof hash === "string"
+                ? knownVersionOf(hash, known)
+                : undefined,
+          knownUpTo: unknownMap ? UNKNOWN : knownUpToOf(known),
           draftPublished: agent.draftPublished,
           draftHash: agent.draftHash,
           latestVersion: agent.latestVersion,

@@ -31,9 +31,9 @@ import type { Agent } from "../agent";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
 import { knownUpToOf, knownVersionOf } from "./fromAgent";
+import { PLAN_KEY, previewNote } from "./plan";
 import type { PromoteArgs, PromoteRateArgs, Promotion } from "./promoteArgs";
 import { type Proof, shortfallWarning } from "./proof";
-import { rolledBackWords } from "./rollback";
 
 export type { PromoteArgs, PromoteRateArgs, Promotion };
 
@@ -216,6 +216,11 @@ export class AgentVersion extends ServiceResource {
    * preview: the checked inputs); read for the preview's warning.
    */
   declare private readonly promoteProof: pulumi.Output<Proof | undefined>;
+  /**
+   * What the deploy will do to the agent's versions, found by the provider's check for the
+   * preview's one line (`plan.ts`; known at preview: the checked inputs; never an output).
+   */
+  declare private readonly __plan: pulumi.Output<unknown>;
 
   constructor(name: string, args: AgentVersionArgs, opts?: pulumi.CustomResourceOptions) {
     const publishing = args.version === undefined;
@@ -282,6 +287,7 @@ export class AgentVersion extends ServiceResource {
         promoteConfig: promote === undefined ? undefined : agentConfig(args.agent),
         promotion: undefined,
         promoteProof: undefined,
+        [PLAN_KEY]: undefined,
         version: undefined,
         versionId: undefined,
         isLive: undefined,
@@ -313,14 +319,17 @@ export class AgentVersion extends ServiceResource {
     // A version taken off air after this resource put it live stays off air: said at every preview
     // and deploy until the program chooses another version or raises `reinstate`.
     pulumi.all([this.version, this.rolledBack]).apply(([version, rolledBack]) => {
-      if (rolledBack) {
-        pulumi.log.warn(
-          `version ${version} stays off air: ${rolledBackWords(rolledBack)}. No deploy puts it back live: fix forward ` +
-            "(a new configuration publishes and goes live), revert, or raise `reinstate` to put it back on purpose",
-          this,
-        );
-      }
+      const note = previewNote({ version, rolledBack }, name);
+      if (note) pulumi.log.warn(note.message, this);
     });
+    // Otherwise, in the preview of a step that chooses the version: which version it publishes, or
+    // which comes back (one line, from the provider's plan; said by the plugin from the same code).
+    if (pulumi.runtime.isDryRun()) {
+      this.__plan.apply((plan) => {
+        const note = previewNote({ [PLAN_KEY]: plan }, name);
+        if (note) pulumi.log.info(note.message, this);
+      });
+    }
     // A promotion whose proof falls short passes the preview (proof accumulates until the deploy),
     // said here; `up` refuses it. Only a deploy that publishes has a proof: a no-op says nothing.
     if (promote !== undefined && pulumi.runtime.isDryRun()) {
@@ -358,6 +367,7 @@ const OUTPUTS = new Set([
   "verification",
   "promotion",
   "promoteProof",
+  PLAN_KEY,
   "rolledBack",
   "label",
   "notes",

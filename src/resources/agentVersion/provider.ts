@@ -36,8 +36,9 @@ import { deepEqual, dropUndefined, type Json } from "../../provider/normalize";
 import type { HandlerFactory, Props, ProviderContext } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
-import { workingVersion } from "../agent/provider";
+import { agentAsLastSeen, remember, workingVersion } from "../agent/provider";
 import { DRAFT_FIELDS, flatDraft, foldedDraft, withContentHash } from "./layout";
+import { PLAN_KEY, type Plan } from "./plan";
 import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from "./promote";
 import type { Promotion } from "./promoteArgs";
 import type { Proof } from "./proof";
@@ -422,17 +423,107 @@ async function keptAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, ne
  * unknown (the Agent changes in the same preview). One read of the deploy history (and of the
  * version put live instead, for the watch's reason); nothing when the configuration is unchanged.
  */
-async function offAirAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, news: Props): Promise<Props> {
+async function offAirAtPreview(
+  c: () => Promise<VoiceAgentClient>,
+  olds: Props,
+  news: Props,
+  plan?: Plan,
+): Promise<Props> {
   const fresh = olds.agentId === undefined;
   if (!fresh && !choosesAnew(olds, news)) return {};
   if (news.pinnedVersion !== undefined || news.live === false) return {};
   if (reinstates(olds, news)) return {};
   const { agentId, contentHash } = news;
   if (typeof agentId !== "string" || typeof contentHash !== "string") return {};
-  const version = candidateOf(news) ?? (news.offAir as Record<string, number> | undefined)?.[contentHash];
+  const version =
+    candidateOf(news) ??
+    (plan?.kind === "reuse" ? plan.version : undefined) ??
+    (news.offAir as Record<string, number> | undefined)?.[contentHash];
   if (version === undefined) return {};
   const rolledBack = await rolledBackInHistory(await c(), agentId, version);
   return rolledBack ? { rolledBack, version, isLive: false } : {};
+}
+
+/**
+ * What a deploy that chooses the version anew (created, or a new configuration or pin) will do, for
+ * the preview's one line (`plan.ts`): the pinned version; the published version that already holds
+ * the configuration (a revert), as the stack recorded it; or the number the draft is published as.
+ * A number is said only when it is certain, as `publishOrReuse` will find it.
+ *
+ * - The Agent's change still to come (`agentWrites`: the program knows only its checked hash, the
+ *   preview of its change): one listing of the agent's versions, newest first. Its patch lands on
+ *   the open draft, else on a draft branched as `latest_version + 1`; the versions the stack has
+ *   seen are the Agent's state as its `diff` saw it, with the version it last wrote when the patch
+ *   branches a new one (`remember`, as the Agent's `update` records it). A version published
+ *   outside the stack's sight may hold the configuration (`up` compares those first): no number.
+ * - Otherwise (the Agent's outputs are known: a new AgentVersion, a removed pin, and `up` itself):
+ *   from the Agent's outputs alone, as `publishOrReuse` decides without reading; no request.
+ *
+ * Nothing when the version is not chosen anew; writes nothing.
+ */
+async function planAtPreview(
+  c: () => Promise<VoiceAgentClient>,
+  olds: Props,
+  news: Props,
+  agentWrites: boolean,
+): Promise<Plan | undefined> {
+  if (olds.agentId !== undefined && !choosesAnew(olds, news)) return undefined;
+  if (news.live !== undefined && typeof news.live !== "boolean") return undefined;
+  const live = news.live !== false;
+  const pinned = news.pinnedVersion;
+  if (pinned !== undefined)
+    return typeof pinned === "number" ? { kind: "pin", version: pinned, live } : undefined;
+  const { agentId, contentHash } = news;
+  const unknown = (why: string): Plan => ({ kind: "publish", version: null, why, live });
+  if (typeof agentId !== "string" || containsUnknown(agentId))
+    return unknown("the agent is created in this deploy");
+  if (typeof contentHash !== "string" || containsUnknown(contentHash))
+    return unknown("the agent's configuration is known only then");
+  if (!agentWrites) {
+    const n = (k: string) => (typeof news[k] === "number" ? (news[k] as number) : undefined);
+    const [recorded, draft, latest, upTo] = [
+      n("knownVersion"),
+      n("draftVersion"),
+      n("latestVersion"),
+      n("knownUpTo"),
+    ];
+    if (recorded !== undefined) return { kind: "reuse", version: recorded, live };
+    if (draft !== undefined && news.draftPublished === true) return { kind: "reuse", version: draft, live };
+    if (
+      draft !== undefined &&
+      news.draftPublished === false &&
+      draft === latest &&
+      draft === (upTo ?? -1) + 1
+    )
+      return { kind: "publish", version: draft, live };
+    return unknown("`up` first compares the versions published outside this stack's sight with the draft");
+  }
+  const seen = agentAsLastSeen(agentId);
+  if (!seen) return unknown("this stack has no record of the agent's versions");
+  const rows: { version: number; is_published: boolean }[] = [];
+  let landing = -1;
+  let known: Record<string, number> = {};
+  let upTo = -1;
+  for await (const row of (await c()).versions.list(agentId)) {
+    if (rows.length === 0) {
+      // The patch lands on the open draft, else on a draft branched as latest + 1.
+      landing = row.is_published ? row.version + 1 : row.version;
+      known = remember(seen.knownVersions, seen, { version: landing } as AgentDetailT);
+      upTo = Math.max(-1, ...Object.values(known));
+    }
+    if (row.version <= upTo || rows.length >= 100) break;
+    rows.push(row);
+  }
+  const recorded = known[contentHash];
+  if (recorded !== undefined) return { kind: "reuse", version: recorded, live, revert: true };
+  if (rows.filter((r) => !r.is_published).length > 1)
+    return unknown("several drafts are open, and the agent's change will be refused until one is left");
+  const elsewhere = rows.filter((r) => r.is_published).map((r) => r.version);
+  if (elsewhere.length > 0)
+    return unknown(
+      `\`up\` first compares the version${elsewhere.length > 1 ? "s" : ""} published outside this stack (${elsewhere.join(", ")}) with the draft`,
+    );
+  return { kind: "publish", version: landing, live };
 }
 
 /**
@@ -505,73 +596,89 @@ async function attachedGroups(
   return names.every((n) => n !== undefined) ? (names as string[]) : undefined;
 }
 
+/**
+ * `check` on the inputs with the bookkeeping at the top level; `agentWrites` when the Agent's write
+ * is still to come (the program has its checked hash only: `withDraftLayout`).
+ */
+async function checkVersion(
+  ctx: ProviderContext,
+  olds: Props,
+  news: Props,
+  agentWrites: boolean,
+): Promise<pulumi.dynamic.CheckResult> {
+  const failures: pulumi.dynamic.CheckFailure[] = unknownInputs(
+    { managed: [] },
+    news,
+    OWN_INPUTS,
+    "AgentVersion",
+  );
+  const pinned = news.pinnedVersion;
+  if (pinned !== undefined && !containsUnknown(pinned)) {
+    if (typeof pinned !== "number" || !Number.isInteger(pinned) || pinned < 0) {
+      failures.push({
+        property: "version",
+        reason: "version: must be a published version number (an integer >= 0)",
+      });
+    } else if (typeof news.agentId === "string" && !containsUnknown(news.agentId)) {
+      // The pinned version is read when the pin is new or changed: a no-op preview reads nothing.
+      const pinChanged =
+        olds.pinnedVersion !== pinned || olds.agentId !== news.agentId || olds.live !== news.live;
+      const problem = pinChanged
+        ? await pinProblem(await ctx.client(), news.agentId, pinned, news.live !== false)
+        : undefined;
+      if (problem) failures.push({ property: "version", reason: `version: ${problem}` });
+    }
+  }
+  for (const key of ["label", "notes"] as const) {
+    const v = news[key];
+    if (v !== undefined && typeof v !== "string")
+      failures.push({ property: key, reason: `${key}: must be a string` });
+  }
+  if (news.live !== undefined && typeof news.live !== "boolean" && !containsUnknown(news.live)) {
+    failures.push({ property: "live", reason: "live: must be a boolean" });
+  }
+  failures.push(...verifyFailures(news.verify));
+  failures.push(...watchFailures(news.watch), ...reinstateFailures(news.reinstate));
+  // A new or changed `watch` names analyses the workspace has, values they take, on groups the
+  // version attaches (one listing; a no-op preview reads nothing).
+  if (
+    news.watch !== undefined &&
+    !containsUnknown(news.watch) &&
+    !deepEqual(olds.watch ?? null, news.watch)
+  ) {
+    const c = await ctx.client();
+    failures.push(
+      ...(await watchAnalysisFailures(c, news.watch, (library) => attachedGroups(c, news, library))),
+    );
+  }
+  // So does a new or changed `verify`'s expected analysis values.
+  if (news.verify !== undefined && !deepEqual(olds.verify ?? null, news.verify))
+    failures.push(...(await verifyValueFailures(await ctx.client(), news.verify)));
+  const promotion = await checkPromotion(ctx, olds, news);
+  failures.push(...promotion.failures);
+  // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).
+  const checked = promotion.proof ? { ...news, promoteProof: promotion.proof } : news;
+  // The provider's record of configurations taken off air, carried from the state.
+  const carried =
+    olds.offAir !== undefined && news.offAir === undefined ? { ...checked, offAir: olds.offAir } : checked;
+  // What the deploy will do to the agent's versions, for the preview's one line (plan.ts).
+  const plan =
+    failures.length === 0 ? await planAtPreview(() => ctx.client(), olds, carried, agentWrites) : undefined;
+  const kept =
+    failures.length === 0
+      ? {
+          ...(await keptAtPreview(() => ctx.client(), olds, carried)),
+          ...(await offAirAtPreview(() => ctx.client(), olds, carried, plan)),
+        }
+      : {};
+  // A version that stays off air is the line instead.
+  const planned = plan && kept.rolledBack === undefined ? { [PLAN_KEY]: plan } : {};
+  return { inputs: { ...carried, ...kept, ...planned }, failures };
+}
+
 /** The handlers, on the inputs with the bookkeeping at the top level (see `withDraftLayout`). */
 const handlers: HandlerFactory = (ctx) => ({
-  async check(olds, news) {
-    const failures: pulumi.dynamic.CheckFailure[] = unknownInputs(
-      { managed: [] },
-      news,
-      OWN_INPUTS,
-      "AgentVersion",
-    );
-    const pinned = news.pinnedVersion;
-    if (pinned !== undefined && !containsUnknown(pinned)) {
-      if (typeof pinned !== "number" || !Number.isInteger(pinned) || pinned < 0) {
-        failures.push({
-          property: "version",
-          reason: "version: must be a published version number (an integer >= 0)",
-        });
-      } else if (typeof news.agentId === "string" && !containsUnknown(news.agentId)) {
-        // The pinned version is read when the pin is new or changed: a no-op preview reads nothing.
-        const pinChanged =
-          olds.pinnedVersion !== pinned || olds.agentId !== news.agentId || olds.live !== news.live;
-        const problem = pinChanged
-          ? await pinProblem(await ctx.client(), news.agentId, pinned, news.live !== false)
-          : undefined;
-        if (problem) failures.push({ property: "version", reason: `version: ${problem}` });
-      }
-    }
-    for (const key of ["label", "notes"] as const) {
-      const v = news[key];
-      if (v !== undefined && typeof v !== "string")
-        failures.push({ property: key, reason: `${key}: must be a string` });
-    }
-    if (news.live !== undefined && typeof news.live !== "boolean" && !containsUnknown(news.live)) {
-      failures.push({ property: "live", reason: "live: must be a boolean" });
-    }
-    failures.push(...verifyFailures(news.verify));
-    failures.push(...watchFailures(news.watch), ...reinstateFailures(news.reinstate));
-    // A new or changed `watch` names analyses the workspace has, values they take, on groups the
-    // version attaches (one listing; a no-op preview reads nothing).
-    if (
-      news.watch !== undefined &&
-      !containsUnknown(news.watch) &&
-      !deepEqual(olds.watch ?? null, news.watch)
-    ) {
-      const c = await ctx.client();
-      failures.push(
-        ...(await watchAnalysisFailures(c, news.watch, (library) => attachedGroups(c, news, library))),
-      );
-    }
-    // So does a new or changed `verify`'s expected analysis values.
-    if (news.verify !== undefined && !deepEqual(olds.verify ?? null, news.verify))
-      failures.push(...(await verifyValueFailures(await ctx.client(), news.verify)));
-    const promotion = await checkPromotion(ctx, olds, news);
-    failures.push(...promotion.failures);
-    // What staging has shown, for the pull-request report (voice-agent-diff's Promotion line).
-    const checked = promotion.proof ? { ...news, promoteProof: promotion.proof } : news;
-    // The provider's record of configurations taken off air, carried from the state.
-    const carried =
-      olds.offAir !== undefined && news.offAir === undefined ? { ...checked, offAir: olds.offAir } : checked;
-    const kept =
-      failures.length === 0
-        ? {
-            ...(await keptAtPreview(() => ctx.client(), olds, carried)),
-            ...(await offAirAtPreview(() => ctx.client(), olds, carried)),
-          }
-        : {};
-    return { inputs: { ...carried, ...kept }, failures };
-  },
+  check: (olds, news) => checkVersion(ctx, olds, news, false),
 
   async diff(_id, olds, news) {
     // Only another agent replaces: a new hash or pin chooses another version of the same agent in
@@ -743,21 +850,42 @@ const handlers: HandlerFactory = (ctx) => ({
  * bookkeeping at the top level (either layout, `layout.ts`), and the inputs handed back (`check`,
  * `read`) with it under `__draft`, which the engine does not display.
  */
-function withDraftLayout(h: ReturnType<HandlerFactory>): ReturnType<HandlerFactory> {
+function withDraftLayout(ctx: ProviderContext, h: ReturnType<HandlerFactory>): ReturnType<HandlerFactory> {
   return {
     check: async (olds, news) => {
-      const r = await h.check(flatDraft(olds), withContentHash(flatDraft(news), UNKNOWN));
+      // A checked input fed back (the plan) is recomputed, not refused.
+      const flat = withoutPlan(flatDraft(news));
+      const given = withContentHash(flat, UNKNOWN);
+      // Only the Agent's checked hash is known: the preview of its change, its write to come.
+      const agentWrites = given.contentHash !== flat.contentHash;
+      const r = await checkVersion(ctx, withoutPlan(flatDraft(olds)), given, agentWrites);
       return r.inputs ? { ...r, inputs: foldedDraft(r.inputs) } : r;
     },
-    diff: (id, olds, news) => h.diff(id, flatDraft(olds), flatDraft(news)),
-    create: (props) => h.create(flatDraft(props)),
+    diff: (id, olds, news) => h.diff(id, flatDraft(olds), withoutPlan(flatDraft(news))),
+    create: async (props) => {
+      const r = await h.create(withoutPlan(flatDraft(props)));
+      return { ...r, outs: r.outs && withoutPlan(r.outs) };
+    },
     read: async (id, props) => {
-      const r = await h.read(id, flatDraft(props));
+      const r = await h.read(id, withoutPlan(flatDraft(props)));
       return r.inputs ? { ...r, inputs: foldedDraft(r.inputs) } : r;
     },
-    update: (id, olds, news) => h.update(id, flatDraft(olds), flatDraft(news)),
-    delete: (id, props) => h.delete(id, flatDraft(props)),
+    update: async (id, olds, news) => {
+      const r = await h.update(id, withoutPlan(flatDraft(olds)), withoutPlan(flatDraft(news)));
+      return { ...r, outs: r.outs && withoutPlan(r.outs) };
+    },
+    delete: (id, props) => h.delete(id, withoutPlan(flatDraft(props))),
   };
 }
 
-export const agentVersionProvider: HandlerFactory = (ctx) => withDraftLayout(handlers(ctx));
+/**
+ * `props` without the preview's plan (`plan.ts`): said at the preview of the step that computes it,
+ * never kept as an output (a later preview would say it again).
+ */
+function withoutPlan(props: Props): Props {
+  if (!(PLAN_KEY in props)) return props;
+  const { [PLAN_KEY]: _plan, ...rest } = props;
+  return rest;
+}
+
+export const agentVersionProvider: HandlerFactory = (ctx) => withDraftLayout(ctx, handlers(ctx));
