@@ -3,7 +3,7 @@ import { join, relative } from "node:path";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-const projects: { all: string[]; e2e: string[]; stock: string[] } = JSON.parse(
+const projects: { all: string[]; e2e: string[]; stock: string[]; both: string[] } = JSON.parse(
   readFileSync(new URL("./test/support/projects.json", import.meta.url), "utf8"),
 );
 
@@ -34,9 +34,10 @@ class LongestFirst extends BaseSequencer {
 // `npm run test:unit`, about a minute). `e2e`: the files that launch it, under this project's
 // Node.js language host. `stock`: what users run (the examples, the template, the packed tarball in
 // fresh projects, the tutorial, YAML, the export, the policy pack), under Pulumi's own stock host
-// (scripts/stock-host.sh), each file in one lane only. Where the stock host is absent (a user's
-// clone: scripts/test.sh sets PVA_STOCK_LANE=off) those files run in `e2e` instead. The globs and
-// the list are in test/support/projects.json; test/projects.test.ts checks them.
+// (scripts/stock-host.sh). Each file runs in one lane, but for `both` (the first hour and the
+// tutorial: what a new user meets, checked under either host). Where the stock host is absent (a
+// user's clone: scripts/test.sh sets PVA_STOCK_LANE=off) the stock lane's files run in `e2e`
+// instead. The globs and lists are in test/support/projects.json; test/projects.test.ts checks them.
 const stockLane = process.env.PVA_STOCK_LANE !== "off";
 
 export default defineConfig({
@@ -60,7 +61,11 @@ export default defineConfig({
         ? [
             {
               extends: true as const,
-              test: { name: "stock", include: projects.stock, env: { PVA_PULUMI_HOST: "stock" } },
+              test: {
+                name: "stock",
+                include: [...projects.stock, ...projects.both],
+                env: { PVA_PULUMI_HOST: "stock" },
+              },
             },
           ]
         : []),
