@@ -27,7 +27,10 @@ import {
 } from "./support";
 
 /** `PVA_TWO_PIPELINES=<agents>:<limit>` runs another size (the issue's: `150:300`, about 8 minutes). */
-const [AGENTS, LIMIT] = (process.env.PVA_TWO_PIPELINES ?? "30:100").split(":").map(Number) as [number, number];
+const [AGENTS, LIMIT] = (process.env.PVA_TWO_PIPELINES ?? "30:100").split(":").map(Number) as [
+  number,
+  number,
+];
 /** With the default size each phase's combined requests need three windows: a bound of two minutes. */
 const DEFAULT_SIZE = process.env.PVA_TWO_PIPELINES === undefined;
 
