@@ -67,12 +67,16 @@ export interface PaceView {
 export type PaceDecision = { go: true } | { go: false; until: number; rule: string; byLimit: boolean };
 
 /**
- * Slots of the service's window a process keeps free while others share the key and it holds a
- * quarter of the window or more: room for a process that has little (the watch, a laptop's
- * preview, a pipeline that just started), and the buffer that absorbs two processes taking the
- * same free slot at once. 1 % of the limit, at least one.
+ * Slots of the service's window a process keeps free while others share the key: room for a process
+ * that has little (the watch, a laptop's preview, a pipeline that just started), and the buffer that
+ * absorbs several processes taking the same free slot at once. 1 % of the limit, at least two (one
+ * slot is no buffer: two processes that answer within milliseconds of each other both take it),
+ * and never more than a tenth of it (a limit of a few requests keeps none).
+ * A process holding less than a quarter of the window keeps one slot fewer, so that it, and not a
+ * heavy one, takes the last slot but one.
  */
-export const holdFor = (limit: number): number => Math.max(1, Math.ceil(limit / 100));
+export const holdFor = (limit: number): number =>
+  Math.min(Math.max(2, Math.ceil(limit / 100)), Math.floor(limit / 10));
 
 /**
  * How many processes share the key, as seen from this one: itself, and others assumed each as big
@@ -90,8 +94,8 @@ function shareOf(v: PaceView, h: Heard): { free: number; hold: number; sharers: 
   const free = h.remaining + h.freed + probe;
   // Ours in the service's window, as the answer counted them.
   const ours = h.limit - h.remaining - h.others;
-  const heavy = h.others > 0 && ours >= h.limit / 4;
-  return { free, hold: heavy ? holdFor(h.limit) : 0, sharers: sharersFor(v.mine, h.others) };
+  const hold = h.others === 0 ? 0 : Math.max(0, holdFor(h.limit) - (ours >= h.limit / 4 ? 0 : 1));
+  return { free, hold, sharers: sharersFor(v.mine, h.others) };
 }
 
 /** One rule of the pacing: the instant before which it holds a request, or undefined: it lets go. */
@@ -112,9 +116,10 @@ export interface PaceRule {
  * - `one at a time when stale`: the last standing is a window old (everything it counted has left):
  *   one request at a time until an answer tells the standing again;
  * - `remaining`: never more requests unseen by the service than its `Remaining` (plus our slots freed
- *   since) allows, less the hold, split among the processes sharing the key, so that several
- *   processes reading the same `Remaining` do not all spend it; when there is nothing to spend,
- *   wait for our next slot to free or, holding none, for `Reset`.
+ *   since) allows, less the hold, counting as many unseen for every other process sharing the key
+ *   and splitting what is left among them, so that several processes reading `Remaining` at
+ *   different instants do not all spend it; when there is nothing to spend, wait for our next slot
+ *   to free or, holding none, for `Reset`.
  */
 export const PACE_RULES: readonly PaceRule[] = [
   { name: "retry-after", byLimit: true, holds: (v) => (v.now < v.pausedUntil ? v.pausedUntil : undefined) },
@@ -141,9 +146,13 @@ export const PACE_RULES: readonly PaceRule[] = [
       const h = v.heard;
       if (!h || v.now >= h.at + v.windowMs) return undefined;
       const { free, hold, sharers } = shareOf(v, h);
-      if (h.unseen < (free - hold) / sharers) return undefined;
-      // Reset, or our next slot to free; an answer in flight tells more anyway.
-      return h.resetAt > v.now ? Math.min(h.resetAt, v.nextOwnFree) : v.nextOwnFree;
+      // Ours unseen, and as many of each other process's (their answers are as old as ours): the
+      // room left less the hold must cover them all.
+      if ((2 * sharers - 1) * h.unseen < free - hold) return undefined;
+      // Reset, or our next slot to free, or the standing a window old (it then tells nothing); an
+      // answer in flight tells more anyway.
+      const stale = h.at + v.windowMs;
+      return h.resetAt > v.now ? Math.min(h.resetAt, v.nextOwnFree, stale) : Math.min(v.nextOwnFree, stale);
     },
   },
 ];

@@ -176,6 +176,9 @@ async function run(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  // The launcher's shell, read before anything is printed: whoever reads the first line may stop
+  // the launcher at once, and the emulator must not take its new parent for the launcher.
+  const launcher = process.ppid;
   const emu = await startEmulator({
     host: opts.host,
     port: opts.port,
@@ -186,10 +189,6 @@ async function run(argv: string[]): Promise<void> {
     rateWindowMs: opts.rateWindowMs,
     callSeconds: opts.callSeconds,
   });
-  process.stdout.write(`voice-agent emulator listening on ${emu.url}\n`);
-  for (const w of emu.workspaces) process.stdout.write(`workspace ${w.name}: key ${w.key}\n`);
-  process.stdout.write(opts.db ? `state: ${opts.db}\n` : "state: in memory\n");
-  if (opts.seed) process.stdout.write(`seed: ${opts.seed}\n`);
   let stopping = false;
   const stop = () => {
     if (stopping) return;
@@ -198,7 +197,11 @@ async function run(argv: string[]): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  stopWithLauncher(stop);
+  stopWithLauncher(launcher, stop);
+  process.stdout.write(`voice-agent emulator listening on ${emu.url}\n`);
+  for (const w of emu.workspaces) process.stdout.write(`workspace ${w.name}: key ${w.key}\n`);
+  process.stdout.write(opts.db ? `state: ${opts.db}\n` : "state: in memory\n");
+  if (opts.seed) process.stdout.write(`seed: ${opts.seed}\n`);
 }
 
 /** How often a launched emulator looks for its launcher's shell (reading `process.ppid`: nothing measurable). */
@@ -208,14 +211,14 @@ const LAUNCHER_INTERVAL_MS = 250;
  * Run by npm (`npx voice-agent-emulator`, `npm exec`, a package script), the emulator is the child
  * of a `sh -c` that npm starts; npm passes SIGTERM to that shell, which dies without passing it on,
  * and the emulator would be left running, re-parented. So when npm launched it, the emulator stops
- * as soon as its parent is gone. Started any other way (directly, `&` in a script), it stays up
- * until it is sent SIGINT or SIGTERM.
+ * as soon as its parent is gone (`launcher`: its parent when it started, read before it printed
+ * anything). Started any other way (directly, `&` in a script), it stays up until it is sent SIGINT
+ * or SIGTERM.
  */
-function stopWithLauncher(stop: () => void): void {
+function stopWithLauncher(launcher: number, stop: () => void): void {
   if (process.env.npm_command === undefined || process.platform === "win32") return;
-  const parent = process.ppid;
   const timer = setInterval(() => {
-    if (process.ppid === parent) return;
+    if (process.ppid === launcher) return;
     clearInterval(timer);
     stop();
   }, LAUNCHER_INTERVAL_MS);

