@@ -94,6 +94,8 @@ interface Row {
   admitted: number;
   refused: number;
   watchRequests: number;
+  /** Of `refused`, the watch's. */
+  watchRefused: number;
   wall: number;
   bound: number;
   ends: number[];
@@ -121,15 +123,18 @@ async function phase(run: string, name: string, emu: Emulator, teams: PulumiProj
   const log = (await requestLog(emu)).filter((r) => r.path.startsWith("/v1"));
   const refused = log.filter((r) => r.status === 429).length;
   const admitted = log.length - refused;
-  const watchRequests = log.filter(
+  const byWatch = log.filter(
     (r) => r.method === "GET" && (/\/activations/.test(r.path) || r.path.startsWith("/v1/calls")),
-  ).length;
+  );
+  const watchRequests = byWatch.length;
+  const watchRefused = byWatch.filter((r) => r.status === 429).length;
   const row: Row = {
     run,
     phase: name,
     admitted,
     refused,
     watchRequests,
+    watchRefused,
     wall,
     bound: Math.floor((admitted - 1) / LIMIT) * 60,
     ends: ends.sort((a, b) => a - b),
@@ -174,7 +179,7 @@ async function main(): Promise<void> {
     for (const r of rows) {
       const share = (100 * r.refused) / (r.admitted + r.refused);
       console.log(
-        `| ${r.run}${r.watchRequests ? ` (watch: ${r.watchRequests} requests)` : ""} | ${r.phase} | ${r.admitted} | ${r.refused} | ` +
+        `| ${r.run}${r.watchRequests ? ` (watch: ${r.watchRequests} requests, ${r.watchRefused} answered 429)` : ""} | ${r.phase} | ${r.admitted} | ${r.refused} | ` +
           `${fmt(share, 1)} % | ${fmt(r.wall, 1)} s | ${r.bound} s | **${fmt(r.wall / r.bound, 2)}** | ` +
           `${r.ends.map((e) => `${fmt(e, 1)} s`).join(", ")} | ${r.load} |`,
       );

@@ -23,7 +23,9 @@ export const testContext: ProviderContext = {
 
 /**
  * Starts an emulator before the file's tests (stopped after them) and makes a client on it the
- * provider's client; `ready` receives both.
+ * provider's client; `ready` receives both. Without a rate limit unless `options` sets one: these
+ * files test what the handlers do, not the pacing (test/client/ does), and a file's few hundred
+ * requests would otherwise wait a window at the service's 300 a minute.
  */
 export function emulatorForFile(
   options: Parameters<typeof startEmulator>[0],
@@ -31,8 +33,13 @@ export function emulatorForFile(
 ): void {
   let emu: RunningEmulator | undefined;
   beforeAll(async () => {
-    emu = await startEmulator({ port: 0, ...options });
-    const client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+    const limit = options?.rateLimitPerMinute;
+    emu = await startEmulator({ port: 0, ...options, rateLimitPerMinute: limit ?? 0 });
+    const client = new VoiceAgentClient({
+      baseUrl: emu.url,
+      apiKey: DEFAULT_API_KEY,
+      rateLimitPerMinute: limit ?? 1_000_000,
+    });
     current = client;
     ready(emu, client);
   });
