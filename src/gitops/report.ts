@@ -61,7 +61,7 @@ const ARGUMENTS: Record<string, Readonly<Record<string, string>>> = {
     "name systemPrompt greeting language transcriber model voice conversation call inbound builtinTools variables knowledgeBaseIds analysisGroupIds memory numbers adoptId",
   ),
   AgentVersion: argumentsOf<AgentVersionArgs>()(
-    "agent label notes live version verify promote watch reinstate",
+    "agent agentId label notes live version verify promote watch reinstate",
     {
       agent: "agentId",
       version: "pinnedVersion",
