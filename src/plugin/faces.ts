@@ -48,6 +48,8 @@ export interface KindFace {
   seen(urn: string, props: Props, fc: Face, planned?: boolean): void;
   /** Why the program's inputs are refused before the handler sees them (a rule of the program's shape). */
   refused?(news: Props): string | undefined;
+  /** The id `pulumi import` records, from the outputs read (default: the id it was given). */
+  importedId?(outs: Props): string | undefined;
 }
 
 const same: Omit<KindFace, "kind" | "identity"> = {
@@ -174,7 +176,16 @@ const agentVersion: KindFace = {
 export const KINDS: Record<string, KindFace> = {
   "voice-agent:index:Agent": agent,
   "voice-agent:index:AgentVersion": agentVersion,
-  "voice-agent:index:Widget": { ...same, kind: "widget", identity: ["agentId", "widgetId"] },
+  "voice-agent:index:Widget": {
+    ...same,
+    kind: "widget",
+    identity: ["agentId", "widgetId"],
+    // Imported by its agent's id (an agent has one widget), recorded by its own id, as a Widget
+    // Pulumi creates is: the agent's id stays the Agent's, so the code generator writes a reference
+    // to the Agent imported alongside for an AgentVersion's `agentId` (it drops an id two
+    // resources share).
+    importedId: (outs) => (typeof outs.widgetId === "string" ? outs.widgetId : undefined),
+  },
   "voice-agent:index:KnowledgeBase": {
     ...same,
     ...withMarker,

@@ -282,9 +282,15 @@ export class VoiceAgentProvider {
     const news = unwrap(fromStruct(req.getNews()));
     const fc = this.faceCtx(req.getUrn());
     const refused = face.refused?.(news.values);
+    // The engine's check of what `pulumi import` read (olds and news the same inputs): both in the
+    // handler's terms, so that they stay the same.
+    const reread = Object.keys(olds.values).length > 0 && deepEqual(olds.values, news.values);
     const result = refused
       ? { inputs: news.values, failures: [{ property: "", reason: refused }] }
-      : await handler.check(olds.values, face.newsIn(news.values, fc));
+      : await handler.check(
+          reread ? face.newsIn(olds.values, fc) : olds.values,
+          face.newsIn(news.values, fc),
+        );
     const checked = face.checkedOut(result.inputs ?? {}, news.values, fc);
     face.seen(req.getUrn(), checked, fc, true);
     const res = new provpb.CheckResponse();
@@ -383,7 +389,7 @@ export class VoiceAgentProvider {
     const outs = face.outputsOut((result.props ?? {}) as Props, oldInputs.values);
     face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
     const secrets = this.secretsOf(req.getType(), new Set([...props.secrets, ...oldInputs.secrets]));
-    res.setId(result.id);
+    res.setId((imported && face.importedId?.(outs)) || result.id);
     res.setProperties(toStruct(wrap(outs, secrets)));
     const inputs = face.readInputsOut((result.inputs ?? {}) as Props, oldInputs.values, imported);
     res.setInputs(toStruct(wrap(inputs, secrets)));
