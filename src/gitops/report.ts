@@ -84,7 +84,13 @@ export function userInputs(type: string, inputs: Record<string, unknown>): Recor
   const args = ARGUMENTS[type];
   if (!args) return Object.fromEntries(Object.entries(inputs).filter(([k]) => k !== "__provider"));
   const out: Record<string, unknown> = {};
-  for (const [arg, input] of Object.entries(args)) if (input in inputs) out[arg] = inputs[input];
+  // Two arguments reaching one input (an AgentVersion's `agent` and `agentId`) are listed once, as the first.
+  const listed = new Set<string>();
+  for (const [arg, input] of Object.entries(args)) {
+    if (!(input in inputs) || listed.has(input)) continue;
+    listed.add(input);
+    out[arg] = inputs[input];
+  }
   return out;
 }
 
