@@ -7,7 +7,7 @@
  * (`versionInputsFromAgent`), so the version follows its agent alike: a change of the agent's
  * configuration previews as the AgentVersion changing.
  */
-import { deepEqual } from "../../provider/normalize";
+import { deepEqual, dropUndefined } from "../../provider/normalize";
 import type { Props } from "../../provider/resource";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
@@ -73,5 +73,6 @@ export function completedById(olds: Props, news: Props): { inputs: Props; proble
         "Agent declares, so declare the Agent (or `pulumi import` it) in the same program, with the same provider",
     };
   }
-  return { inputs: { ...news, ...inputsFromSeen(seen, news) } };
+  // Without the values the Agent does not have (a property map holds no undefined).
+  return { inputs: dropUndefined({ ...news, ...inputsFromSeen(seen, news) }) };
 }
