@@ -14,6 +14,7 @@ import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { CONTENT_HASH_INPUT } from "../agent/projection";
 import { agentAsServed } from "../agent/provider";
 import { type AgentView, versionInputsFromAgent } from "./fromAgent";
+import { DRAFT_FIELDS, NEXT_HASH_KEY } from "./layout";
 
 /** The Agent's outputs an AgentVersion reads, its id first. */
 export const AGENT_VIEW_KEYS: readonly (keyof AgentView)[] = [
@@ -54,14 +55,15 @@ export const AGENT_TO_COME = { agentId: UNKNOWN, draftVersion: UNKNOWN, document
 
 /**
  * `news` (the handler's inputs, bookkeeping at the top level) completed from its agent when it names
- * it by id only (`agentId` without what the class takes from the Agent): the agent this process
+ * it by id only (`agentId` without anything the class takes from the Agent, `layout.ts`): the agent this process
  * served in the deployment; an id unknown at preview leaves those values unknown. A refusal naming
  * `agentId` when no Agent of the deployment has that id. `olds` equal to `news` (the engine's check
  * of what `pulumi import` read, which it keeps as read) is left as it is.
  */
 export function completedById(olds: Props, news: Props): { inputs: Props; problem?: string } {
   const { agentId } = news;
-  if (agentId === undefined || news.draftVersion !== undefined) return { inputs: news };
+  const fromAgent = [...DRAFT_FIELDS, NEXT_HASH_KEY].some((k) => news[k] !== undefined);
+  if (agentId === undefined || fromAgent) return { inputs: news };
   if (deepEqual(olds, news)) return { inputs: news };
   if (containsUnknown(agentId)) return { inputs: { ...news, ...AGENT_TO_COME } };
   const seen = typeof agentId === "string" ? agentAsServed(agentId) : undefined;
