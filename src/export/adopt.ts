@@ -6,9 +6,8 @@
  * system prompt as its text. The resource's own id replaces its adopt input. Reads only (GET).
  *
  * An import's id: the object's id; a Widget's is its agent's id (an agent has one widget); an
- * AgentVersion's is `<agentId>/<version>`. An AgentVersion's `agent` comes back as the agent's id
- * (its state needs no more); Pulumi's code generator cannot write it (it is the Agent resource), so
- * an AgentVersion is imported with `--generate-code=false` and declared by hand (docs/plugin.md).
+ * AgentVersion's is `<agentId>/<version>`. An AgentVersion's agent comes back as `agentId` (its
+ * state needs no more; the code generator writes a reference to the Agent imported alongside).
  */
 import type { VoiceAgentClient } from "../client";
 import { unlessGone } from "../provider/gone";
@@ -82,7 +81,7 @@ export async function importedInputs(
     case "agentVersion": {
       // `<agentId>/<version>`: as the export declares it, without a pin when it is the live
       // version holding the configuration the Agent adopts (its hash, as the Agent's check computes
-      // it, is what the state records), else pinned. `agentId` stands for `agent`.
+      // it, is what the state records), else pinned. The agent is named by `agentId`.
       const slash = id.lastIndexOf("/");
       const [agentId, version] = [id.slice(0, slash), Number(id.slice(slash + 1))];
       if (slash < 0 || !Number.isInteger(version)) return undefined;

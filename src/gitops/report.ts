@@ -61,7 +61,7 @@ const ARGUMENTS: Record<string, Readonly<Record<string, string>>> = {
     "name systemPrompt greeting language transcriber model voice conversation call inbound builtinTools variables knowledgeBaseIds analysisGroupIds memory numbers adoptId",
   ),
   AgentVersion: argumentsOf<AgentVersionArgs>()(
-    "agent label notes live version verify promote watch reinstate",
+    "agent agentId label notes live version verify promote watch reinstate",
     {
       agent: "agentId",
       version: "pinnedVersion",
@@ -84,7 +84,13 @@ export function userInputs(type: string, inputs: Record<string, unknown>): Recor
   const args = ARGUMENTS[type];
   if (!args) return Object.fromEntries(Object.entries(inputs).filter(([k]) => k !== "__provider"));
   const out: Record<string, unknown> = {};
-  for (const [arg, input] of Object.entries(args)) if (input in inputs) out[arg] = inputs[input];
+  // Two arguments reaching one input (an AgentVersion's `agent` and `agentId`) are listed once, as the first.
+  const listed = new Set<string>();
+  for (const [arg, input] of Object.entries(args)) {
+    if (!(input in inputs) || listed.has(input)) continue;
+    listed.add(input);
+    out[arg] = inputs[input];
+  }
   return out;
 }
 

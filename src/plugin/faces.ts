@@ -14,9 +14,9 @@ import { createHash } from "node:crypto";
 import { CREATE_MARKER_PREFIX } from "../client/recovery";
 import { deepEqual } from "../provider/normalize";
 import { UNKNOWN } from "../provider/unknowns";
-import { AGENT_CONFIG_FIELDS } from "../resources/agent/fields";
 import { CONTENT_HASH_INPUT } from "../resources/agent/projection";
-import { type AgentView, versionInputsFromAgent } from "../resources/agentVersion/fromAgent";
+import { AGENT_TO_COME, AGENT_VIEW_KEYS, inputsFromSeen } from "../resources/agentVersion/byId";
+import { agentChoiceProblem } from "../resources/agentVersion/fromAgent";
 import type { ResourceKind } from "../resources/registry";
 import { type Props, resourceRef } from "./values";
 
@@ -37,12 +37,19 @@ export interface KindFace {
   checkedOut(checked: Props, news: Props, fc: Face): Props;
   /** The outputs for the engine, from the handler's (`inputs`: the checked inputs). */
   outputsOut(outs: Props, inputs: Props): Props;
-  /** The inputs a refresh hands back, from the handler's (`oldInputs`: those in state). */
-  readInputsOut(inputs: Props, oldInputs: Props): Props;
+  /**
+   * The inputs a refresh hands back, from the handler's (`oldInputs`: those in state; `imported`:
+   * `pulumi import`'s read, whose old inputs are what the program would declare).
+   */
+  readInputsOut(inputs: Props, oldInputs: Props, imported: boolean): Props;
   /** The user's property names for the handler's changed keys. */
   userFields(keys: readonly string[], olds?: Props, news?: Props): string[];
   /** Records what the resource looks like now (`planned`: checked inputs at preview). */
   seen(urn: string, props: Props, fc: Face, planned?: boolean): void;
+  /** Why the program's inputs are refused before the handler sees them (a rule of the program's shape). */
+  refused?(news: Props): string | undefined;
+  /** The id `pulumi import` records, from the outputs read (default: the id it was given). */
+  importedId?(outs: Props): string | undefined;
 }
 
 const same: Omit<KindFace, "kind" | "identity"> = {
@@ -65,17 +72,6 @@ export function markerOf(urn: string): string {
 const withMarker: Pick<KindFace, "newsIn"> = {
   newsIn: (news, fc) => ({ ...news, createMarker: news.createMarker ?? markerOf(fc.urn) }),
 };
-
-const VIEW_KEYS: (keyof AgentView)[] = [
-  "agentId",
-  "contentHash",
-  "knownVersions",
-  "draftVersion",
-  "documentRevision",
-  "draftPublished",
-  "draftHash",
-  "latestVersion",
-];
 
 /** In an Agent's view at preview: the hash its state holds (its `contentHash` is then the checked one). */
 const STATE_HASH = Symbol("the hash in state");
@@ -110,7 +106,7 @@ function asProgramSees(seen: Props): Props {
   const stateHash = (seen as Record<symbol, unknown>)[STATE_HASH];
   const hash = seen.contentHash;
   if (stateHash === undefined || hash === stateHash || hash === UNKNOWN) return seen;
-  const unknown = Object.fromEntries(VIEW_KEYS.filter((k) => k !== "agentId").map((k) => [k, UNKNOWN]));
+  const unknown = Object.fromEntries(AGENT_VIEW_KEYS.filter((k) => k !== "agentId").map((k) => [k, UNKNOWN]));
   return { ...seen, ...unknown, [CONTENT_HASH_INPUT]: hash };
 }
 
@@ -131,14 +127,19 @@ const agentVersion: KindFace = {
   ...same,
   kind: "agentVersion",
   identity: ["agentId"],
+  refused: (news) => agentChoiceProblem(news.agent !== undefined, news.agentId !== undefined),
   newsIn(news, fc) {
     const { agent: ref, version, ...rest } = news;
-    const pinned = version !== undefined ? { pinnedVersion: version } : {};
-    if (ref === UNKNOWN) {
-      return { ...rest, ...pinned, agentId: UNKNOWN, draftVersion: UNKNOWN, documentRevision: UNKNOWN };
-    }
+    const own = {
+      ...rest,
+      ...(version !== undefined ? { pinnedVersion: version } : {}),
+      live: rest.live ?? true,
+    };
+    // Named by id (`agentId`): the provider side completes it from the Agent it served (`byId.ts`).
+    if (ref === undefined) return own;
+    if (ref === UNKNOWN) return { ...own, ...AGENT_TO_COME };
     const target = resourceRef(ref);
-    if (!target) return { ...rest, ...pinned };
+    if (!target) return own;
     const seen = fc.agents.get(target.urn);
     if (!seen) {
       throw new Error(
@@ -148,40 +149,26 @@ const agentVersion: KindFace = {
     }
     // Values the Agent does not have yet (a new agent at preview) are unknown, as in a program.
     const sees = asProgramSees(seen);
-    const view: AgentView = Object.fromEntries(VIEW_KEYS.map((k) => [k, sees[k] ?? UNKNOWN]));
-    if (seen.agentId === undefined && target.id) view.agentId = target.id;
-    const promoteConfig =
-      rest.promote !== undefined
-        ? Object.fromEntries(
-            AGENT_CONFIG_FIELDS.filter((k) => seen[k] !== undefined).map((k) => [k, seen[k]]),
-          )
-        : undefined;
-    const checkedHash = version === undefined ? sees[CONTENT_HASH_INPUT] : undefined;
-    return {
-      ...rest,
-      ...versionInputsFromAgent(view, version === undefined),
-      ...(checkedHash !== undefined ? { [CONTENT_HASH_INPUT]: checkedHash } : {}),
-      ...pinned,
-      live: rest.live ?? true,
-      ...(promoteConfig ? { promoteConfig } : {}),
-    };
+    const taken = inputsFromSeen(sees, own);
+    if (seen.agentId === undefined && target.id) taken.agentId = target.id;
+    return { ...own, ...taken };
   },
   checkedOut: (checked, news) => ({ ...checked, ...(news.agent !== undefined ? { agent: news.agent } : {}) }),
-  // An import (no `agent` in the old inputs): the agent's id stands for it, and the pin is `version`.
-  readInputsOut: (inputs, oldInputs) =>
+  // An import (no old inputs): the agent's id is `agentId` (the code generator writes a reference to
+  // an Agent imported alongside: `agentId: ${host.id}`), and the pin is `version`.
+  readInputsOut: (inputs, oldInputs, imported) =>
     oldInputs.agent !== undefined
       ? { ...inputs, agent: oldInputs.agent }
-      : {
-          ...inputs,
-          agent: inputs.agentId,
-          ...(inputs.pinnedVersion !== undefined ? { version: inputs.pinnedVersion } : {}),
-        },
+      : imported && inputs.pinnedVersion !== undefined
+        ? { ...inputs, version: inputs.pinnedVersion }
+        : inputs,
   userFields(keys, olds, news) {
-    if (!olds || !news) return [...new Set(keys.map((k) => (k === "agentId" ? "agent" : k)))];
+    const agentField = news?.agent !== undefined ? "agent" : "agentId";
+    if (!olds || !news) return [...new Set(keys.map((k) => (k === "agentId" ? agentField : k)))];
     const changed = Object.entries(VERSION_FIELDS)
       .filter(([, internal]) => internal.some((k) => !deepEqual(olds[k] ?? null, news[k] ?? null)))
-      .map(([field]) => field);
-    return changed.length > 0 ? changed : ["agent"];
+      .map(([field]) => (field === "agent" ? agentField : field));
+    return changed.length > 0 ? changed : [agentField];
   },
 };
 
@@ -189,7 +176,16 @@ const agentVersion: KindFace = {
 export const KINDS: Record<string, KindFace> = {
   "voice-agent:index:Agent": agent,
   "voice-agent:index:AgentVersion": agentVersion,
-  "voice-agent:index:Widget": { ...same, kind: "widget", identity: ["agentId", "widgetId"] },
+  "voice-agent:index:Widget": {
+    ...same,
+    kind: "widget",
+    identity: ["agentId", "widgetId"],
+    // Imported by its agent's id (an agent has one widget), recorded by its own id, as a Widget
+    // Pulumi creates is: the agent's id stays the Agent's, so the code generator writes a reference
+    // to the Agent imported alongside for an AgentVersion's `agentId` (it drops an id two
+    // resources share).
+    importedId: (outs) => (typeof outs.widgetId === "string" ? outs.widgetId : undefined),
+  },
   "voice-agent:index:KnowledgeBase": {
     ...same,
     ...withMarker,

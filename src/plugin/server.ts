@@ -281,7 +281,16 @@ export class VoiceAgentProvider {
     const olds = unwrap(fromStruct(req.getOlds()));
     const news = unwrap(fromStruct(req.getNews()));
     const fc = this.faceCtx(req.getUrn());
-    const result = await handler.check(olds.values, face.newsIn(news.values, fc));
+    const refused = face.refused?.(news.values);
+    // The engine's check of what `pulumi import` read (olds and news the same inputs): both in the
+    // handler's terms, so that they stay the same.
+    const reread = Object.keys(olds.values).length > 0 && deepEqual(olds.values, news.values);
+    const result = refused
+      ? { inputs: news.values, failures: [{ property: "", reason: refused }] }
+      : await handler.check(
+          reread ? face.newsIn(olds.values, fc) : olds.values,
+          face.newsIn(news.values, fc),
+        );
     const checked = face.checkedOut(result.inputs ?? {}, news.values, fc);
     face.seen(req.getUrn(), checked, fc, true);
     const res = new provpb.CheckResponse();
@@ -312,9 +321,11 @@ export class VoiceAgentProvider {
       result.changes === undefined ? D.DIFF_UNKNOWN : result.changes ? D.DIFF_SOME : D.DIFF_NONE,
     );
     const replaces = result.replaces ?? [];
-    // The handlers replace only for another agent (an AgentVersion's `agentId`: its `agent`).
+    // The handlers replace only for another agent (an AgentVersion's `agentId`, or its `agent`).
     res.setReplacesList(
-      replaces.map((k) => (k === "agentId" && req.getType().endsWith(":AgentVersion") ? "agent" : k)),
+      replaces.map((k) =>
+        k === "agentId" && req.getType().endsWith(":AgentVersion") && news.agent !== undefined ? "agent" : k,
+      ),
     );
     res.setStablesList(result.stables ?? []);
     res.setDeletebeforereplace(result.deleteBeforeReplace ?? false);
@@ -367,7 +378,8 @@ export class VoiceAgentProvider {
     const res = new provpb.ReadResponse();
     // `pulumi import` sends neither properties nor inputs: what the program would declare for the
     // object as the service holds it (the export's core), then the handler's read on those inputs.
-    if (Object.keys(props.values).length === 0 && Object.keys(oldInputs.values).length === 0) {
+    const imported = Object.keys(props.values).length === 0 && Object.keys(oldInputs.values).length === 0;
+    if (imported) {
       const declared = await importedInputs(await this.ctx.client(), kind, req.getId());
       if (declared === null) return res; // gone: nothing to import
       if (declared) oldInputs.values = declared;
@@ -377,9 +389,9 @@ export class VoiceAgentProvider {
     const outs = face.outputsOut((result.props ?? {}) as Props, oldInputs.values);
     face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
     const secrets = this.secretsOf(req.getType(), new Set([...props.secrets, ...oldInputs.secrets]));
-    res.setId(result.id);
+    res.setId((imported && face.importedId?.(outs)) || result.id);
     res.setProperties(toStruct(wrap(outs, secrets)));
-    const inputs = face.readInputsOut((result.inputs ?? {}) as Props, oldInputs.values);
+    const inputs = face.readInputsOut((result.inputs ?? {}) as Props, oldInputs.values, imported);
     res.setInputs(toStruct(wrap(inputs, secrets)));
     return res;
   });

@@ -3,11 +3,9 @@
  * installed from its tarball: objects made directly in the service (as in the dashboard) are
  * adopted with no write to it, and the code the import generates, pasted into the program, previews
  * with no change (`--expect-no-changes`): in Pulumi YAML (the YAML language host; both lanes) and in
- * TypeScript under Pulumi's stock Node.js host (the stock lane).
- *
- * An AgentVersion is imported without code (`--generate-code=false`) and declared by hand, one line:
- * its `agent` is the Agent resource, which Pulumi's code generator can write neither as a reference
- * nor as a string (docs/plugin.md).
+ * TypeScript under Pulumi's stock Node.js host (the stock lane). An AgentVersion's agent is
+ * generated as `agentId`, a reference to the Agent imported alongside (`agentId: ${host.id}`), and
+ * the pasted version follows that Agent with no change (docs/plugin.md).
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -63,11 +61,7 @@ async function madeInTheService(): Promise<Made> {
   return { faq: kb.id, outcome: group.id, host: agent.id, version: agent.version };
 }
 
-/**
- * The `pulumi import --file` document for the four objects whose code Pulumi can generate. (An
- * AgentVersion's `agent` is the Agent resource: the importer can write neither a reference nor a
- * string there, so it is imported with `--generate-code=false` and declared by hand: docs/plugin.md.)
- */
+/** The `pulumi import --file` document for the five objects. */
 function importFile(m: Made): string {
   const t = (kind: string) => `voice-agent:index:${kind}`;
   return JSON.stringify({
@@ -76,6 +70,7 @@ function importFile(m: Made): string {
       { type: t("AnalysisGroup"), name: "outcome", id: m.outcome },
       { type: t("Agent"), name: "host", id: m.host },
       { type: t("Widget"), name: "widget", id: m.host },
+      { type: t("AgentVersion"), name: "live", id: `${m.host}/${m.version}` },
     ],
   });
 }
@@ -114,16 +109,9 @@ async function projectOf(pulumiYaml: string, base?: string): Promise<PulumiProje
 async function imported(project: PulumiProject, made: Made, args: string[]): Promise<void> {
   writeFileSync(path.join(project.dir, "import.json"), importFile(made));
   await clearRequestLog(emu);
-  await project.pulumi(["import", "--file", "import.json", "--yes", ...args]);
-  const version = `${made.host}/${made.version}`;
-  await project.pulumi([
-    "import",
-    "voice-agent:index:AgentVersion",
-    "live",
-    version,
-    "--generate-code=false",
-    "--yes",
-  ]);
+  const run = await project.pulumi(["import", "--file", "import.json", "--yes", ...args]);
+  // No warning (an imported input that fails to validate would say so).
+  expect(`${run.stdout}${run.stderr}`).not.toMatch(/warning|failed to validate/i);
   expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
 }
 
@@ -148,17 +136,28 @@ describe("pulumi import of the plugin's resources", () => {
       expect(generated).toMatch(/knowledgeBaseIds:\s*\n\s*- \$\{faq\.id\}/);
       expect(generated).toMatch(/analysisGroupIds:\s*\n\s*- \$\{outcome\.id\}/);
       expect(generated).toMatch(/agentId: \$\{host\.id\}/);
+      // The AgentVersion names the Agent imported alongside by its id (the live version holding
+      // the agent's configuration: not pinned).
+      expect(generated).toMatch(
+        /live:\n\s+type: voice-agent:(index:)?AgentVersion\n\s+properties:\n\s+agentId: \$\{host\.id\}\n\s+options:/,
+      );
       expect(generated).toContain("https://shop.example.com/returns");
       // Nothing the service defaults (a new agent's transcriber, voice, call limits).
       expect(generated).not.toMatch(/transcriber:|maxDurationMinutes/);
-      // Pasted into the program, with the AgentVersion declared by hand.
-      const body = generated.replace(/^resources:\n/m, "");
+      // Pasted into the program as it is.
+      writeFileSync(path.join(project.dir, "Pulumi.yaml"), `name: imported\nruntime: yaml\n${generated}`);
+      await settled(project);
+      // The AgentVersion named by id follows its Agent: a prompt change previews it changing.
       writeFileSync(
         path.join(project.dir, "Pulumi.yaml"),
-        `name: imported\nruntime: yaml\nresources:\n${body}\n  live:\n    type: voice-agent:index:AgentVersion\n` +
-          "    properties:\n      agent: ${host}\n    options:\n      protect: true\n",
+        `name: imported\nruntime: yaml\n${generated.replace("Be brief.", "Be brief and kind.")}`,
       );
-      await settled(project);
+      const preview = await project.pulumi(["preview", "--json"]);
+      const steps = (JSON.parse(preview.stdout).steps ?? []) as { op: string; urn: string }[];
+      expect(steps.filter((x) => x.op !== "same").map((x) => `${x.op} ${x.urn.split("::").pop()}`)).toEqual([
+        "update host",
+        "update live",
+      ]);
     } finally {
       project.cleanup();
     }
@@ -179,6 +178,7 @@ describe("pulumi import of the plugin's resources", () => {
         expect(generated).toContain("systemPrompt: `You are Acme's support agent.\nBe brief.`");
         expect(generated).toMatch(/knowledgeBaseIds: \[faq\.id\]/);
         expect(generated).toMatch(/agentId: host\.id/);
+        expect(generated).toMatch(/new voice_agent\.AgentVersion\("live", \{\s*agentId: host\.id,?\s*\}/);
         expect(generated).not.toMatch(/transcriber|maxDurationMinutes/);
 
         // The SDK the generated code imports, as `pulumi package gen-sdk` writes it, compiled.
@@ -194,11 +194,8 @@ describe("pulumi import of the plugin's resources", () => {
         mkdirSync(linked, { recursive: true });
         symlinkSync(path.join(sdk, "bin"), path.join(linked, "voice-agent"));
 
-        // Pasted into the program, with the AgentVersion declared by hand.
-        writeFileSync(
-          path.join(project.dir, "index.ts"),
-          `${generated}\nnew voice_agent.AgentVersion("live", { agent: host }, { protect: true });\n`,
-        );
+        // Pasted into the program as it is.
+        writeFileSync(path.join(project.dir, "index.ts"), generated);
         await settled(project);
       } finally {
         project.cleanup();

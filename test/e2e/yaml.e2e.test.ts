@@ -8,7 +8,9 @@
  * publishes); a revert goes back to the earlier version with no publish (its line: the version that
  * comes back); a misspelt property and a wrong type are refused at preview, naming them, with
  * nothing written; a dashboard edit is drift for `voice-agent-diff --drift` and a conflict that says
- * what to do; the key is never in the state; destroy.
+ * what to do; the key is never in the state; the policy pack (installed from the package's tarball)
+ * judges the plugin's resources at preview (an active widget listing no origin refused, naming it;
+ * the example passing, with an advisory on its Agent); destroy.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -17,13 +19,14 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY } from "../../src/emulator";
 import { findReusedVersions, parsePreview, renderReport } from "../../src/gitops/report";
+import { clearRequestLog, requestLog } from "../support/control";
 import {
   type Emulator,
   expectPromptChangeGoesLive,
   pluginStack,
   serviceApi,
 } from "../support/pluginPrograms";
-import { type PulumiProject, REPO_ROOT, toolchainBin } from "../support/pulumi";
+import { installedPolicyPack, type PulumiProject, REPO_ROOT, toolchainBin } from "../support/pulumi";
 
 let emu: Emulator;
 let project: PulumiProject;
@@ -68,6 +71,36 @@ describe("a YAML program on the voice-agent plugin", () => {
     expect(outputs.widgetKeyPrefix).toEqual(expect.any(String));
     const state = await project.exportState();
     expect(state).not.toContain(DEFAULT_API_KEY);
+  }, 300_000);
+
+  test("the policy pack on the YAML stack: a plugin resource's violation refused at preview, the example passes", async () => {
+    const pack = installedPolicyPack();
+    const policyLines = (text: string) => text.split("\n").filter((l) => /\[(advisory|mandatory)\]/.test(l));
+    await clearRequestLog(emu);
+    // The example as it is passes: only an advisory (its greeting does not say calls are recorded),
+    // on the plugin's Agent.
+    const advisory = expect.stringMatching(
+      /\[advisory\]\s+recording-disclosure\s+\(voice-agent:index:Agent: host\)/,
+    );
+    const passing = await project.pulumi(["preview", "--policy-pack", pack]);
+    expect(passing.code).toBe(0);
+    expect(policyLines(`${passing.stdout}${passing.stderr}`)).toEqual([advisory]);
+    // An active widget that lists no origin: widget-origins (mandatory) fails the preview, naming
+    // the plugin's Widget; nothing is written.
+    program((t) => t.replace("      allowedOrigins:\n        - https://shop.example.com\n", ""));
+    const refused = await project
+      .pulumi(["preview", "--policy-pack", pack], { allowFailure: true })
+      .finally(() => program());
+    const text = `${refused.stdout}\n${refused.stderr}`;
+    expect(refused.code).not.toBe(0);
+    expect(policyLines(text).sort()).toEqual([
+      advisory,
+      expect.stringMatching(/\[mandatory\]\s+widget-origins\s+\(voice-agent:index:Widget: widget\)/),
+    ]);
+    expect(text).toContain('Widget "widget": allowedOrigins lists no origin');
+    expect(
+      (await requestLog(emu)).filter((e) => e.method !== "GET" && !e.path.startsWith("/_control")),
+    ).toEqual([]);
   }, 300_000);
 
   test("a prompt change previews the AgentVersion changing, and goes live", async () => {

@@ -18,6 +18,7 @@ import { SECRET_SIG, SIG } from "../../src/plugin/values";
 import { UNKNOWN } from "../../src/provider/normalize";
 import type { HandlerFactory } from "../../src/provider/resource";
 import { agentProvider } from "../../src/resources/agent/provider";
+import { AgentVersion, type AgentVersionArgs } from "../../src/resources/agentVersion";
 import { previewNote } from "../../src/resources/agentVersion/plan";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
@@ -59,6 +60,8 @@ interface Face {
   update(kind: ResourceKind, name: string, id: string, olds: P, news: P): Promise<P>;
   /** The AgentVersion's program inputs for an agent created through this face. */
   versionOf(agent: { name: string; outs: P }, extra: P): P;
+  /** The same, the agent named by its id (`agentId`, as `pulumi import` writes it). */
+  versionById(agent: { outs: P }, extra: P): P;
   /**
    * The AgentVersion's program inputs in the preview of its agent's change (`checked`: the Agent's
    * checked inputs): what the program has of the agent then.
@@ -84,6 +87,8 @@ const dynamic: Face = {
     return (await RESOURCES[kind]()(testContext).update(id, olds, news)).outs as P;
   },
   versionOf: (agent, extra) => versionInputs(agent.outs, extra),
+  // The class sends the id, and `live` (default true); the provider completes the rest.
+  versionById: (agent, extra) => ({ agentId: agent.outs.agentId, live: true, ...extra }),
   // The program's view: the agent's outputs unknown but its id and checked `__contentHash`.
   versionAtPreview: (agent, extra) => ({
     ...Object.fromEntries(
@@ -170,6 +175,7 @@ const plugin: Face = {
     ...extra,
   }),
   versionAtPreview: (agent, extra) => plugin.versionOf(agent, extra),
+  versionById: (agent, extra) => ({ agentId: agent.outs.agentId, ...extra }),
   async previewLine(name, id, olds, news) {
     const req = new provpb.UpdateRequest();
     req.setId(id);
@@ -217,6 +223,10 @@ async function both<T>(run: (face: Face, tag: string) => Promise<T>): Promise<Re
   for (const [name, face] of Object.entries(FACES) as [FaceName, Face][]) out[name] = await run(face, name);
   return out;
 }
+
+/** Whether `v` holds an undefined value at any depth. */
+const holdsUndefined = (v: unknown): boolean =>
+  v === undefined || (typeof v === "object" && v !== null && Object.values(v).some(holdsUndefined));
 
 /** A value with the names each face gave its objects made the same. */
 const untag = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll(/(dynamic|plugin)/g, "<face>"));
@@ -312,6 +322,123 @@ describe("the dynamic resources and the plugin agree", () => {
     });
     expect(r.dynamic.vChange).toBe(true);
     expect(r.plugin).toEqual(r.dynamic);
+  });
+
+  test("an AgentVersion named by its agent's id follows it as one naming the Agent: the preview of a change shows it, up publishes", async () => {
+    const r = await both(async (face, tag) => {
+      const name = `faces-byid-${tag}`;
+      const agent = await up(face, "agent", name, { name, systemPrompt: "## Agent Purpose\nV1." });
+      const v = await up(face, "agentVersion", `${name}-v`, face.versionById(agent, { label: "one" }));
+      // A no-op preview: no change.
+      const same = await face.check("agent", name, agent.inputs, {
+        name,
+        systemPrompt: "## Agent Purpose\nV1.",
+      });
+      const agentNoop = await face.diff("agent", name, agent.id, agent.outs, same.inputs);
+      const vSame = await face.check(
+        "agentVersion",
+        `${name}-v`,
+        v.inputs,
+        face.versionById(agent, { label: "one" }),
+      );
+      const noop = await face.diff("agentVersion", `${name}-v`, v.id, v.outs, vSame.inputs);
+      // The preview of a prompt change: the Agent changes, and so does the version, with its line.
+      const next = { name, systemPrompt: "## Agent Purpose\nV2." };
+      const checked = await face.check("agent", name, agent.inputs, next);
+      expect(await face.diff("agent", name, agent.id, agent.outs, checked.inputs)).toBe(true);
+      const vPreview = await face.check(
+        "agentVersion",
+        `${name}-v`,
+        v.inputs,
+        face.versionById(agent, { label: "one" }),
+      );
+      const previewChange = await face.diff("agentVersion", `${name}-v`, v.id, v.outs, vPreview.inputs);
+      const line = await face.previewLine(`${name}-v`, v.id, v.outs, vPreview.inputs);
+      // `up`: the Agent writes, then the version publishes and goes live.
+      const agentOuts = await face.update("agent", name, agent.id, agent.outs, checked.inputs);
+      const vChecked = await face.check(
+        "agentVersion",
+        `${name}-v`,
+        v.inputs,
+        face.versionById(agent, { label: "one" }),
+      );
+      const v2 = await face.update("agentVersion", `${name}-v`, v.id, v.outs, vChecked.inputs);
+      const held = await client.agents.get(agent.id);
+      // Then nothing more to do.
+      const after = await face.check(
+        "agentVersion",
+        `${name}-v`,
+        vChecked.inputs,
+        face.versionById(agent, { label: "one" }),
+      );
+      const settled = await face.diff("agentVersion", `${name}-v`, v.id, v2, after.inputs);
+      return {
+        agentNoop,
+        noop,
+        // The completed inputs are a property map (Pulumi's dynamic provider refuses an undefined).
+        undefinedIn: [vSame, vPreview, vChecked, after].some((c) => holdsUndefined(c.inputs)),
+        previewChange,
+        line,
+        first: { version: v.outs.version, isLive: v.outs.isLive, origin: v.outs.origin },
+        second: {
+          version: v2.version,
+          isLive: v2.isLive,
+          origin: v2.origin,
+          agentDraft: agentOuts.draftVersion,
+        },
+        live: held.live_version,
+        settled,
+      };
+    });
+    expect(untag(r.dynamic)).toEqual({
+      agentNoop: false,
+      noop: false,
+      undefinedIn: false,
+      previewChange: true,
+      line: "AgentVersion faces-byid-<face>-v: publishes version 1 and puts it live",
+      first: { version: 0, isLive: true, origin: "published" },
+      second: { version: 1, isLive: true, origin: "published", agentDraft: 1 },
+      live: 1,
+      settled: false,
+    });
+    expect(untag(r.plugin)).toEqual(untag(r.dynamic));
+  });
+
+  test("an AgentVersion naming its agent neither or twice, or by an id no Agent of the stack has, is refused at preview, naming agentId, in the same words", async () => {
+    // The plugin: the check refuses.
+    const pluginSays = async (news: P) => (await plugin.check("agentVersion", "refused", {}, news)).failures;
+    const ref = { [SIG]: "5cf8f73096256a8f31e491e813e4eb8e", urn: urnOf("agent", "x"), id: "agt_x" };
+    const neither = await pluginSays({ label: "x" });
+    const twice = await pluginSays({ agent: ref, agentId: "agt_x" });
+    // The class: the program stops at the resource, before anything is registered (the Agent a
+    // stand-in: the rule only asks whether it is given).
+    const host = { agentId: "agt_x" };
+    const classSays = (args: P) => {
+      try {
+        new AgentVersion("refused", args as AgentVersionArgs);
+        return "accepted";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(neither).toEqual([expect.stringMatching(/^agentId: /)]);
+    expect(twice).toEqual([expect.stringMatching(/^agentId: .*not both/)]);
+    expect(classSays({ label: "x" })).toBe(`AgentVersion refused: ${neither[0]}`);
+    expect(classSays({ agent: host, agentId: "agt_x" })).toBe(`AgentVersion refused: ${twice[0]}`);
+    // An id no Agent of this deployment has: refused by the provider side, alike.
+    const unknownId = await both((face) =>
+      face.check("agentVersion", "refused", {}, face.versionById({ outs: { agentId: "agt_nobody" } }, {})),
+    );
+    expect(unknownId.dynamic.failures).toEqual([
+      expect.stringMatching(/^agentId: no Agent of this stack has the id "agt_nobody"/),
+    ]);
+    expect(unknownId.plugin.failures).toEqual(unknownId.dynamic.failures);
+    // An id unknown at preview (an agent created in the same deploy) is never reported missing.
+    const toCome = await both((face) =>
+      face.check("agentVersion", "later", {}, face.versionById({ outs: { agentId: UNKNOWN } }, {})),
+    );
+    expect(toCome.dynamic.failures).toEqual([]);
+    expect(toCome.plugin.failures).toEqual([]);
   });
 
   test("the preview of an AgentVersion says in one line which version it publishes, and for a revert which comes back", async () => {

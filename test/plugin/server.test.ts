@@ -146,11 +146,11 @@ describe("the plugin's server", () => {
       return { id: res.getId(), outs: plain(res.getProperties()), inputs: plain(res.getInputs()) };
     };
     /** The preview of the imported inputs pasted into a program: check, then diff against the state. */
-    const previewed = async (type: string, r: { id: string; outs: P; inputs: P }) => {
+    const previewed = async (type: string, r: { id: string; outs: P; inputs: P }, news = r.inputs) => {
       const check = new provpb.CheckRequest();
       check.setUrn(`urn:pulumi:test::plugin::voice-agent:index:${type}::imported`);
       check.setType(`voice-agent:index:${type}`);
-      check.setNews(struct(r.inputs));
+      check.setNews(struct(news));
       check.setOlds(struct(r.inputs));
       const checked = await call<provTypes.CheckResponse>("check", check);
       expect(checked.getFailuresList().map((f) => f.getReason())).toEqual([]);
@@ -192,10 +192,12 @@ describe("the plugin's server", () => {
       description: "What happened",
       items: [{ name: "resolved", type: "boolean", description: "Resolved?" }],
     });
-    // An AgentVersion's `agent` comes back as the agent's id (a generated program cannot hold the
-    // Agent itself); the live version that holds the Agent's configuration is not pinned.
+    // An AgentVersion's agent comes back as `agentId` (a generated program cannot hold the Agent
+    // itself: the generator writes a reference to its id); the live version that holds the Agent's
+    // configuration is not pinned.
     const version = await imported("AgentVersion", `${held.id}/${held.version}`);
-    expect(version.inputs).toEqual(expect.objectContaining({ agent: held.id }));
+    expect(version.inputs).toEqual(expect.objectContaining({ agentId: held.id }));
+    expect(version.inputs.agent).toBeUndefined();
     expect(version.inputs.version).toBeUndefined();
     expect(version.outs).toEqual(
       expect.objectContaining({ version: held.version, isLive: true, label: "v1" }),
@@ -218,6 +220,11 @@ describe("the plugin's server", () => {
       id: held.id,
     };
     expect(await previewed("AgentVersion", { ...version, inputs: { agent: agentRef } })).toEqual({
+      changes: none,
+      diffs: [],
+    });
+    // Or by its id, as the generated code does (`agentId: ${host.id}`): no change either.
+    expect(await previewed("AgentVersion", version, { agentId: held.id })).toEqual({
       changes: none,
       diffs: [],
     });

@@ -7,7 +7,6 @@ import (
 	"context"
 	"reflect"
 
-	"errors"
 	"github.com/pulumi-voice-agent/pulumi-voice-agent/sdk/go/voiceagent/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
@@ -18,9 +17,12 @@ type AgentVersion struct {
 
 	// The deploy-history action of the last activation: `activate`, `rollback`, or `none`.
 	Activation pulumi.StringOutput `pulumi:"activation"`
-	// The agent whose working draft to publish. Its configuration hash decides when a new version is needed.
+	// The agent whose working draft to publish (the Agent resource). Its configuration hash decides
+	// when a new version is needed. Give this or `agentId`.
 	Agent AgentOutput `pulumi:"agent"`
-	// The agent's id.
+	// The id of the agent whose working draft to publish, instead of `agent`: the id of an Agent of
+	// the same stack (`host.id`, as `pulumi import` writes it), which the version follows as it follows
+	// `agent`. Give this or `agent`.
 	AgentId pulumi.StringOutput `pulumi:"agentId"`
 	// Why the version cannot go live (retired model, withdrawn voice, deleted knowledge base).
 	BlockedReasons pulumi.StringArrayOutput `pulumi:"blockedReasons"`
@@ -79,12 +81,9 @@ type AgentVersion struct {
 func NewAgentVersion(ctx *pulumi.Context,
 	name string, args *AgentVersionArgs, opts ...pulumi.ResourceOption) (*AgentVersion, error) {
 	if args == nil {
-		return nil, errors.New("missing one or more required arguments")
+		args = &AgentVersionArgs{}
 	}
 
-	if args.Agent == nil {
-		return nil, errors.New("invalid value for required argument 'Agent'")
-	}
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource AgentVersion
 	err := ctx.RegisterResource("voice-agent:index:AgentVersion", name, args, &resource, opts...)
@@ -118,8 +117,13 @@ func (AgentVersionState) ElementType() reflect.Type {
 }
 
 type agentVersionArgs struct {
-	// The agent whose working draft to publish. Its configuration hash decides when a new version is needed.
+	// The agent whose working draft to publish (the Agent resource). Its configuration hash decides
+	// when a new version is needed. Give this or `agentId`.
 	Agent *Agent `pulumi:"agent"`
+	// The id of the agent whose working draft to publish, instead of `agent`: the id of an Agent of
+	// the same stack (`host.id`, as `pulumi import` writes it), which the version follows as it follows
+	// `agent`. Give this or `agent`.
+	AgentId *string `pulumi:"agentId"`
 	// Short name of the version, e.g. a release tag; editable after publishing. Default: none.
 	Label *string `pulumi:"label"`
 	// Put this version live (make it answer calls). Default `true`. `false` publishes without moving the live pointer.
@@ -153,8 +157,13 @@ type agentVersionArgs struct {
 
 // The set of arguments for constructing a AgentVersion resource.
 type AgentVersionArgs struct {
-	// The agent whose working draft to publish. Its configuration hash decides when a new version is needed.
+	// The agent whose working draft to publish (the Agent resource). Its configuration hash decides
+	// when a new version is needed. Give this or `agentId`.
 	Agent AgentInput
+	// The id of the agent whose working draft to publish, instead of `agent`: the id of an Agent of
+	// the same stack (`host.id`, as `pulumi import` writes it), which the version follows as it follows
+	// `agent`. Give this or `agent`.
+	AgentId pulumi.StringPtrInput
 	// Short name of the version, e.g. a release tag; editable after publishing. Default: none.
 	Label pulumi.StringPtrInput
 	// Put this version live (make it answer calls). Default `true`. `false` publishes without moving the live pointer.
@@ -228,12 +237,15 @@ func (o AgentVersionOutput) Activation() pulumi.StringOutput {
 	return o.ApplyT(func(v *AgentVersion) pulumi.StringOutput { return v.Activation }).(pulumi.StringOutput)
 }
 
-// The agent whose working draft to publish. Its configuration hash decides when a new version is needed.
+// The agent whose working draft to publish (the Agent resource). Its configuration hash decides
+// when a new version is needed. Give this or `agentId`.
 func (o AgentVersionOutput) Agent() AgentOutput {
 	return o.ApplyT(func(v *AgentVersion) AgentOutput { return v.Agent }).(AgentOutput)
 }
 
-// The agent's id.
+// The id of the agent whose working draft to publish, instead of `agent`: the id of an Agent of
+// the same stack (`host.id`, as `pulumi import` writes it), which the version follows as it follows
+// `agent`. Give this or `agent`.
 func (o AgentVersionOutput) AgentId() pulumi.StringOutput {
 	return o.ApplyT(func(v *AgentVersion) pulumi.StringOutput { return v.AgentId }).(pulumi.StringOutput)
 }

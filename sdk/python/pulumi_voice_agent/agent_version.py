@@ -22,7 +22,8 @@ __all__ = ['AgentVersionArgs', 'AgentVersion']
 @pulumi.input_type
 class AgentVersionArgs:
     def __init__(__self__, *,
-                 agent: pulumi.Input['Agent'],
+                 agent: pulumi.Input[Optional['Agent']] = None,
+                 agent_id: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  live: pulumi.Input[Optional[_builtins.bool]] = None,
                  notes: pulumi.Input[Optional[_builtins.str]] = None,
@@ -34,7 +35,11 @@ class AgentVersionArgs:
         """
         The set of arguments for constructing a AgentVersion resource.
 
-        :param pulumi.Input['Agent'] agent: The agent whose working draft to publish. Its configuration hash decides when a new version is needed.
+        :param pulumi.Input['Agent'] agent: The agent whose working draft to publish (the Agent resource). Its configuration hash decides
+               when a new version is needed. Give this or `agentId`.
+        :param pulumi.Input[_builtins.str] agent_id: The id of the agent whose working draft to publish, instead of `agent`: the id of an Agent of
+               the same stack (`host.id`, as `pulumi import` writes it), which the version follows as it follows
+               `agent`. Give this or `agent`.
         :param pulumi.Input[_builtins.str] label: Short name of the version, e.g. a release tag; editable after publishing. Default: none.
         :param pulumi.Input[_builtins.bool] live: Put this version live (make it answer calls). Default `true`. `false` publishes without moving the live pointer.
         :param pulumi.Input[_builtins.str] notes: Free text about the version, e.g. the commit message; editable after publishing. Default: none.
@@ -57,7 +62,10 @@ class AgentVersionArgs:
                `voice-agent-diff --watch`, which rolls back to the previous version when one is exceeded with
                confidence. Changing it alone writes nothing. Default: none (nothing is watched).
         """
-        pulumi.set(__self__, "agent", agent)
+        if agent is not None:
+            pulumi.set(__self__, "agent", agent)
+        if agent_id is not None:
+            pulumi.set(__self__, "agent_id", agent_id)
         if label is not None:
             pulumi.set(__self__, "label", label)
         if live is not None:
@@ -77,15 +85,30 @@ class AgentVersionArgs:
 
     @_builtins.property
     @pulumi.getter
-    def agent(self) -> pulumi.Input['Agent']:
+    def agent(self) -> pulumi.Input[Optional['Agent']]:
         """
-        The agent whose working draft to publish. Its configuration hash decides when a new version is needed.
+        The agent whose working draft to publish (the Agent resource). Its configuration hash decides
+        when a new version is needed. Give this or `agentId`.
         """
         return pulumi.get(self, "agent")
 
     @agent.setter
-    def agent(self, value: pulumi.Input['Agent']):
+    def agent(self, value: pulumi.Input[Optional['Agent']]):
         pulumi.set(self, "agent", value)
+
+    @_builtins.property
+    @pulumi.getter(name="agentId")
+    def agent_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The id of the agent whose working draft to publish, instead of `agent`: the id of an Agent of
+        the same stack (`host.id`, as `pulumi import` writes it), which the version follows as it follows
+        `agent`. Give this or `agent`.
+        """
+        return pulumi.get(self, "agent_id")
+
+    @agent_id.setter
+    def agent_id(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "agent_id", value)
 
     @_builtins.property
     @pulumi.getter
@@ -204,6 +227,7 @@ class AgentVersion(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  agent: pulumi.Input[Optional['Agent']] = None,
+                 agent_id: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  live: pulumi.Input[Optional[_builtins.bool]] = None,
                  notes: pulumi.Input[Optional[_builtins.str]] = None,
@@ -218,7 +242,11 @@ class AgentVersion(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input['Agent'] agent: The agent whose working draft to publish. Its configuration hash decides when a new version is needed.
+        :param pulumi.Input['Agent'] agent: The agent whose working draft to publish (the Agent resource). Its configuration hash decides
+               when a new version is needed. Give this or `agentId`.
+        :param pulumi.Input[_builtins.str] agent_id: The id of the agent whose working draft to publish, instead of `agent`: the id of an Agent of
+               the same stack (`host.id`, as `pulumi import` writes it), which the version follows as it follows
+               `agent`. Give this or `agent`.
         :param pulumi.Input[_builtins.str] label: Short name of the version, e.g. a release tag; editable after publishing. Default: none.
         :param pulumi.Input[_builtins.bool] live: Put this version live (make it answer calls). Default `true`. `false` publishes without moving the live pointer.
         :param pulumi.Input[_builtins.str] notes: Free text about the version, e.g. the commit message; editable after publishing. Default: none.
@@ -245,7 +273,7 @@ class AgentVersion(pulumi.CustomResource):
     @overload
     def __init__(__self__,
                  resource_name: str,
-                 args: AgentVersionArgs,
+                 args: Optional[AgentVersionArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A published version of an agent, and whether it is live.
@@ -266,6 +294,7 @@ class AgentVersion(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  agent: pulumi.Input[Optional['Agent']] = None,
+                 agent_id: pulumi.Input[Optional[_builtins.str]] = None,
                  label: pulumi.Input[Optional[_builtins.str]] = None,
                  live: pulumi.Input[Optional[_builtins.bool]] = None,
                  notes: pulumi.Input[Optional[_builtins.str]] = None,
@@ -283,9 +312,8 @@ class AgentVersion(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = AgentVersionArgs.__new__(AgentVersionArgs)
 
-            if agent is None and not opts.urn:
-                raise TypeError("Missing required property 'agent'")
             __props__.__dict__["agent"] = agent
+            __props__.__dict__["agent_id"] = agent_id
             __props__.__dict__["label"] = label
             __props__.__dict__["live"] = live
             __props__.__dict__["notes"] = notes
@@ -295,7 +323,6 @@ class AgentVersion(pulumi.CustomResource):
             __props__.__dict__["version"] = version
             __props__.__dict__["watch"] = watch
             __props__.__dict__["activation"] = None
-            __props__.__dict__["agent_id"] = None
             __props__.__dict__["blocked_reasons"] = None
             __props__.__dict__["is_live"] = None
             __props__.__dict__["live_version"] = None
@@ -359,7 +386,8 @@ class AgentVersion(pulumi.CustomResource):
     @pulumi.getter
     def agent(self) -> pulumi.Output[Optional['Agent']]:
         """
-        The agent whose working draft to publish. Its configuration hash decides when a new version is needed.
+        The agent whose working draft to publish (the Agent resource). Its configuration hash decides
+        when a new version is needed. Give this or `agentId`.
         """
         return pulumi.get(self, "agent")
 
@@ -367,7 +395,9 @@ class AgentVersion(pulumi.CustomResource):
     @pulumi.getter(name="agentId")
     def agent_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The agent's id.
+        The id of the agent whose working draft to publish, instead of `agent`: the id of an Agent of
+        the same stack (`host.id`, as `pulumi import` writes it), which the version follows as it follows
+        `agent`. Give this or `agent`.
         """
         return pulumi.get(self, "agent_id")
 

@@ -29,7 +29,7 @@ import { pickWritten, refreshedInputs, unknownInputs } from "../../provider/mana
 import { deepEqual, dropUndefined, type JsonObject, mergePatch, toWire } from "../../provider/normalize";
 import type { HandlerFactory, Props } from "../../provider/resource";
 import { parseProps } from "../../provider/state";
-import { containsUnknown } from "../../provider/unknowns";
+import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { AgentBody, AgentCreateBody, defaultAgentConfig, parseWith } from "../../spec";
 import { configurationDigest } from "../agentVersion/reuse";
 import { rowThatTookOff } from "../agentVersion/rollback";
@@ -356,7 +356,46 @@ function seenOf(olds: Props): SeenAgent | undefined {
   return { contentHash, draftVersion, ...(known ? { knownVersions: known } : {}) };
 }
 
-export const agentProvider: HandlerFactory = (ctx) => {
+/** The Agent's outputs an AgentVersion takes from it (`agentVersion/fromAgent.ts`), beside its id. */
+const DRAFT_OUTPUTS = [
+  "contentHash",
+  "knownVersions",
+  "draftVersion",
+  "documentRevision",
+  "draftPublished",
+  "draftHash",
+  "latestVersion",
+] as const;
+
+/**
+ * What this provider process served of each Agent of the deployment, by agent id, as a program has
+ * the Agent at that step: its outputs (state, or what `create`, `update` or `read` returned); in the
+ * preview of a change of its configuration, its checked inputs over its state, with its checked hash
+ * (`__contentHash`) and every output the write will change unknown (the engine plans a change's
+ * outputs as its checked inputs). An AgentVersion that names its agent by id (`agentId`) reads it
+ * here (`agentVersion/byId.ts`): the engine handles the Agent before the AgentVersion whose
+ * `agentId` is one of its outputs, in the same process (the dynamic-provider process, or the
+ * plugin's).
+ */
+const served = new Map<string, Props>();
+
+/** What this process served of agent `agentId` in this deployment (see {@link served}), if anything. */
+export function agentAsServed(agentId: string): Props | undefined {
+  return served.get(agentId);
+}
+
+/** Records the Agent `id` as the step hands it: its outputs, or with `news`, the preview of a change. */
+function serve(id: string, outs: Props, news?: Props): void {
+  const hash = news?.[CONTENT_HASH_INPUT];
+  if (!news || hash === undefined || hash === outs.contentHash) {
+    served.set(id, { ...outs, agentId: id });
+    return;
+  }
+  const unknown = Object.fromEntries(DRAFT_OUTPUTS.map((k) => [k, UNKNOWN]));
+  served.set(id, { ...outs, ...news, ...unknown, agentId: id, [CONTENT_HASH_INPUT]: hash });
+}
+
+const agentHandlers: HandlerFactory = (ctx) => {
   const readCatalogue = catalogueReader(() => ctx.client());
   return {
     async check(olds, news) {
@@ -386,6 +425,7 @@ export const agentProvider: HandlerFactory = (ctx) => {
       const seen = changed.length > 0 ? seenOf(olds) : undefined;
       if (seen) changing.set(id, seen);
       else changing.delete(id);
+      serve(id, olds, changed.length > 0 ? news : undefined);
       return { changes: changed.length > 0, diffs: changed };
     },
 
@@ -516,6 +556,29 @@ export const agentProvider: HandlerFactory = (ctx) => {
       console.error(
         `pulumi-voice-agent: agent "${recorded.name}" (${id}) is now off air and remains in the dashboard (the service has no delete).`,
       );
+    },
+  };
+};
+
+/** The Agent's handlers, each Agent recorded as served (see {@link served}) by every step that returns its outputs. */
+export const agentProvider: HandlerFactory = (ctx) => {
+  const h = agentHandlers(ctx);
+  return {
+    ...h,
+    async create(props) {
+      const r = await h.create(props);
+      if (r.outs) serve(r.id, r.outs as Props);
+      return r;
+    },
+    async read(id, props) {
+      const r = await h.read(id, props);
+      if (r.id && r.props) serve(r.id, r.props as Props);
+      return r;
+    },
+    async update(id, olds, news) {
+      const r = await h.update(id, olds, news);
+      if (r.outs) serve(id, r.outs as Props);
+      return r;
     },
   };
 };

@@ -63,3 +63,16 @@ export function versionInputsFromAgent(agent: AgentView, publishing: boolean): R
       : {}),
   };
 }
+
+/**
+ * Why the AgentVersion's agent is not named exactly once (`agent`, the Agent resource, or
+ * `agentId`, its id), or undefined when it is: the one rule, applied by the class and by the
+ * plugin's check. `hasAgent`/`hasAgentId`: whether each is given (a value unknown at preview is given).
+ */
+export function agentChoiceProblem(hasAgent: boolean, hasAgentId: boolean): string | undefined {
+  if (hasAgent && hasAgentId)
+    return "agentId: give either `agent` (the Agent resource) or `agentId` (its id), not both";
+  if (!hasAgent && !hasAgentId)
+    return "agentId: give the agent whose draft to publish: `agent` (the Agent resource) or `agentId` (its id)";
+  return undefined;
+}

@@ -30,7 +30,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Agent } from "../agent";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
-import { knownUpToOf, knownVersionOf } from "./fromAgent";
+import { agentChoiceProblem, knownUpToOf, knownVersionOf } from "./fromAgent";
 import { PLAN_KEY, previewNote } from "./plan";
 import type { PromoteArgs, PromoteRateArgs, Promotion } from "./promoteArgs";
 import { type Proof, shortfallWarning } from "./proof";
@@ -128,8 +128,17 @@ export interface WatchArgs {
 
 /** Inputs of an {@link AgentVersion}. */
 export interface AgentVersionArgs {
-  /** The agent whose working draft to publish. Its configuration hash decides when a new version is needed. */
-  agent: Agent;
+  /**
+   * The agent whose working draft to publish (the Agent resource). Its configuration hash decides
+   * when a new version is needed. Give this or `agentId`.
+   */
+  agent?: Agent;
+  /**
+   * The id of the agent whose working draft to publish, instead of `agent`: the id of an Agent of
+   * the same stack (`host.id`, as `pulumi import` writes it), which the version follows as it follows
+   * `agent`. Give this or `agent`.
+   */
+  agentId?: pulumi.Input<string>;
   /** Short name of the version, e.g. a release tag; editable after publishing. Default: none. */
   label?: pulumi.Input<string>;
   /** Free text about the version, e.g. the commit message; editable after publishing. Default: none. */
@@ -223,11 +232,16 @@ export class AgentVersion extends ServiceResource {
   declare private readonly __plan: pulumi.Output<unknown>;
 
   constructor(name: string, args: AgentVersionArgs, opts?: pulumi.CustomResourceOptions) {
-    const publishing = args.version === undefined;
+    const problem = agentChoiceProblem(args.agent !== undefined, args.agentId !== undefined);
+    if (problem) throw new Error(`AgentVersion ${name}: ${problem}`);
+    // Named by id: the provider completes the rest from the Agent of that id it served (byId.ts).
+    const agent = args.agent;
+    const publishing = args.version === undefined && agent !== undefined;
     // Keys the inputs do not have (a misspelt `lable`, from JavaScript or YAML-loaded settings) go
     // to the provider, which refuses them by name at preview instead of dropping them.
     const {
       agent: _agent,
+      agentId: _agentId,
       label: _label,
       notes: _notes,
       live: _live,
@@ -248,24 +262,24 @@ export class AgentVersion extends ServiceResource {
       // no one (the engine drops it).
       withoutUndefinedInputs({
         ...unknown,
-        agentId: args.agent.agentId,
-        contentHash: publishing ? args.agent.contentHash : undefined,
+        agentId: agent ? agent.agentId : args.agentId,
+        contentHash: publishing ? agent.contentHash : undefined,
         // The same hash as the Agent's checked input: known in the preview of the Agent's change,
         // when the output is not (the provider reads the one that is known: layout.ts).
-        __contentHash: publishing ? contentHashInput(args.agent) : undefined,
+        __contentHash: publishing ? contentHashInput(agent) : undefined,
         // Where to look for a published version that already holds the draft's configuration.
         knownVersion: publishing
           ? pulumi
-              .all([args.agent.contentHash, args.agent.knownVersions])
+              .all([agent.contentHash, agent.knownVersions])
               .apply(([hash, known]) => knownVersionOf(hash, known))
           : undefined,
-        knownUpTo: publishing ? args.agent.knownVersions.apply(knownUpToOf) : undefined,
-        draftVersion: args.agent.draftVersion,
-        documentRevision: args.agent.documentRevision,
+        knownUpTo: publishing ? agent.knownVersions.apply(knownUpToOf) : undefined,
+        draftVersion: agent?.draftVersion,
+        documentRevision: agent?.documentRevision,
         // What the Agent's last write told of the draft: a change publishes it without reading it.
-        draftPublished: publishing ? args.agent.draftPublished : undefined,
-        draftHash: publishing ? args.agent.draftHash : undefined,
-        latestVersion: publishing ? args.agent.latestVersion : undefined,
+        draftPublished: publishing ? agent.draftPublished : undefined,
+        draftHash: publishing ? agent.draftHash : undefined,
+        latestVersion: publishing ? agent.latestVersion : undefined,
         label: args.label,
         notes: args.notes,
         live: args.live ?? true,
@@ -273,7 +287,8 @@ export class AgentVersion extends ServiceResource {
         verify: args.verify,
         watch: args.watch,
         // The analysis groups the Agent declares: a watch rate on a group it does not attach is refused at preview.
-        attachedGroupIds: args.watch === undefined ? undefined : agentConfig(args.agent).analysisGroupIds,
+        attachedGroupIds:
+          args.watch === undefined || !agent ? undefined : agentConfig(agent).analysisGroupIds,
         reinstate: args.reinstate,
         // The key to staging's workspace is a secret wherever Pulumi keeps it.
         promote:
@@ -284,7 +299,7 @@ export class AgentVersion extends ServiceResource {
                 ...(promote.apiKey !== undefined ? { apiKey: pulumi.secret(promote.apiKey) } : {}),
               },
         // What the Agent declares, compared with staging's live configuration at preview.
-        promoteConfig: promote === undefined ? undefined : agentConfig(args.agent),
+        promoteConfig: promote === undefined || !agent ? undefined : agentConfig(agent),
         promotion: undefined,
         promoteProof: undefined,
         [PLAN_KEY]: undefined,
@@ -300,7 +315,7 @@ export class AgentVersion extends ServiceResource {
       }),
       {
         ...opts,
-        dependsOn: opts?.dependsOn ?? args.agent,
+        dependsOn: opts?.dependsOn ?? agent,
         ...(promote?.apiKey !== undefined
           ? { additionalSecretOutputs: [...new Set([...(opts?.additionalSecretOutputs ?? []), "promote"])] }
           : {}),

@@ -37,6 +37,7 @@ import type { HandlerFactory, Props, ProviderContext } from "../../provider/reso
 import { parseProps } from "../../provider/state";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { agentAsLastSeen, remember, workingVersion } from "../agent/provider";
+import { completedById } from "./byId";
 import { DRAFT_FIELDS, flatDraft, foldedDraft, withContentHash } from "./layout";
 import { PLAN_KEY, type Plan } from "./plan";
 import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from "./promote";
@@ -854,11 +855,15 @@ function withDraftLayout(ctx: ProviderContext, h: ReturnType<HandlerFactory>): R
   return {
     check: async (olds, news) => {
       // A checked input fed back (the plan) is recomputed, not refused.
-      const flat = withoutPlan(flatDraft(news));
+      const before = withoutPlan(flatDraft(olds));
+      // An agent named by id: what the class takes from the Agent, from the one this process served.
+      const byId = completedById(before, withoutPlan(flatDraft(news)));
+      if (byId.problem) return { inputs: news, failures: [{ property: "agentId", reason: byId.problem }] };
+      const flat = byId.inputs;
       const given = withContentHash(flat, UNKNOWN);
       // Only the Agent's checked hash is known: the preview of its change, its write to come.
       const agentWrites = given.contentHash !== flat.contentHash;
-      const r = await checkVersion(ctx, withoutPlan(flatDraft(olds)), given, agentWrites);
+      const r = await checkVersion(ctx, before, given, agentWrites);
       return r.inputs ? { ...r, inputs: foldedDraft(r.inputs) } : r;
     },
     diff: (id, olds, news) => h.diff(id, flatDraft(olds), withoutPlan(flatDraft(news))),
