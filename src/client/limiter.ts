@@ -149,6 +149,10 @@ export const PACE_RULES: readonly PaceRule[] = [
       // Ours unseen, and as many of each other process's (their answers are as old as ours): the
       // room left less the hold must cover them all.
       if ((2 * sharers - 1) * h.unseen < free - hold) return undefined;
+      // Nothing in flight, and yet ours unseen: answers overtook each other (the last to come was
+      // sent before others already answered), and no answer is on its way to tell. One request
+      // goes, and its answer tells the standing again (else the process would wait out a window).
+      if (v.inFlight === 0 && h.unseen > 0 && free > hold) return undefined;
       // Reset, or our next slot to free, or the standing a window old (it then tells nothing); an
       // answer in flight tells more anyway.
       const stale = h.at + v.windowMs;
