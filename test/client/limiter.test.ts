@@ -339,7 +339,9 @@ describe("several processes on one key (simulated clock, the service's size)", (
     while (!finished) await vi.advanceTimersByTimeAsync(50);
     const seconds = (performance.now() - t0) / 1000;
     expect(admitted).toBe(2000);
-    console.log(`one process, a preview then chains: ${(seconds / boundSeconds(admitted)).toFixed(2)} of the bound`);
+    console.log(
+      `one process, a preview then chains: ${(seconds / boundSeconds(admitted)).toFixed(2)} of the bound`,
+    );
     expect(seconds / boundSeconds(admitted)).toBeLessThanOrEqual(1.02);
   });
 
