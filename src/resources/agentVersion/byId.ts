@@ -67,6 +67,8 @@ export function completedById(olds: Props, news: Props): { inputs: Props; proble
   if (deepEqual(olds, news)) return { inputs: news };
   if (containsUnknown(agentId)) return { inputs: { ...news, ...AGENT_TO_COME } };
   const seen = typeof agentId === "string" ? agentAsServed(agentId) : undefined;
+  // A pinned version publishes nothing: it needs no draft of its agent's, and is checked as it is.
+  if (!seen && news.pinnedVersion !== undefined) return { inputs: news };
   if (!seen) {
     return {
       inputs: news,
