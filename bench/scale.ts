@@ -5,8 +5,10 @@
  * instead): create, change every agent's prompt, a no-op preview (against the same count of no-op
  * dynamic resources, created first), and `refresh --skip-preview`.
  *
- *   npx ts-node --transpile-only bench/scale.ts [--agents=500] [--host=stock] [--wait] [--parallel=P]
+ *   npx ts-node --transpile-only bench/scale.ts [--agents=500] [--host=stock] [--wait] [--parallel=P] [--log=DIR]
  *
+ * `--log=DIR` writes each phase's request log to DIR/<phase>.json and prints its requests per 10 s
+ * (where a phase loses time against its bound).
  * `--parallel=P` passes `--parallel P` to every command (Pulumi's default is unbounded: the engine
  * hands the provider every operation at once, and the provider holds each until the pace lets it go).
  *
@@ -18,8 +20,9 @@
  * program's Node.js process and of the dynamic-provider process. Linux only (reads /proc). About
  * 20 minutes with 500 agents.
  */
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
+import * as path from "node:path";
 import { clearRateLimit } from "../test/support/control";
 import {
   agentsProgram,
@@ -40,14 +43,16 @@ const flags = process.argv.slice(2);
 let N = 500;
 let wait = false;
 let parallel: string[] = [];
+let logDir: string | undefined;
 for (const f of flags) {
   if (f.startsWith("--agents=")) N = Number(f.slice("--agents=".length));
   else if (f.startsWith("--parallel="))
     parallel = ["--parallel", String(Number(f.slice("--parallel=".length)))];
   else if (f === "--host=stock") process.env.PVA_PULUMI_HOST = "stock";
   else if (f === "--wait") wait = true;
+  else if (f.startsWith("--log=")) logDir = f.slice("--log=".length);
   else if (f !== "--host=ours")
-    throw new Error(`unknown flag ${f}: --agents=N, --host=stock|ours, --wait, --parallel=P`);
+    throw new Error(`unknown flag ${f}: --agents=N, --host=stock|ours, --wait, --parallel=P, --log=DIR`);
 }
 if (!Number.isInteger(N) || N < 1) throw new Error("--agents: a positive whole number");
 
@@ -128,6 +133,21 @@ async function phase(
   const row: Row = { phase: name, wall: (t1 - t0) / 1000, memory, load };
   if (emu) {
     const log = (await requestLog(emu)).filter((r) => r.path.startsWith("/v1"));
+    if (logDir) {
+      // Each request's method, path, status and instant, and the admissions per 10 s from the start.
+      mkdirSync(logDir, { recursive: true });
+      const slug = name.replace(/[^a-z0-9]+/gi, "-").toLowerCase();
+      writeFileSync(
+        path.join(logDir, `${slug}.json`),
+        JSON.stringify(log.map((r) => ({ method: r.method, path: r.path, status: r.status, at: r.at }))),
+      );
+      const per10: number[] = [];
+      for (const r of log) {
+        const bucket = Math.floor((Date.parse(r.at) - t0) / 10_000);
+        per10[bucket] = (per10[bucket] ?? 0) + 1;
+      }
+      console.log(`${name}: admitted per 10 s: ${Array.from(per10, (x) => x ?? 0).join(" ")}`);
+    }
     row.requests = log.length;
     row.refused = log.filter((r) => r.status === 429).length;
     if (log.length > 0) {
