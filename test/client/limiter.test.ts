@@ -12,6 +12,7 @@ import {
   type PaceView,
   standingOf,
 } from "../../src/client/limiter";
+import { mulberry32 } from "../../src/emulator/faults";
 import { RateLimiter } from "../../src/emulator/rateLimit";
 
 const W = 60_000;
@@ -173,18 +174,6 @@ interface Outcome {
   done: Record<string, { seconds: number; longestBurst: number }>;
 }
 
-/** A seeded generator of numbers in [0, 1) (mulberry32): the same run every time. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Timing of the simulated network and engine, in ms: fixed, or drawn from a seeded generator. */
 interface Timing {
   /** One way, client to server or back. */
@@ -195,7 +184,7 @@ interface Timing {
 const STEADY: Timing = { leg: () => 5, gap: () => 50 };
 /** A loaded machine: a leg of 2 to 80 ms, a gap of 10 to 400 ms. */
 const jittery = (seed: number): Timing => {
-  const r = seeded(seed);
+  const r = mulberry32(seed);
   return { leg: () => 2 + 78 * r(), gap: () => 10 + 390 * r() };
 };
 
@@ -309,7 +298,7 @@ describe("several processes on one key (simulated clock, the service's size)", (
   test("one process: a preview's 500 reads, then 500 chains of three writes, answers overtaking each other: within 1.02 of the bound", async () => {
     const server = new RateLimiter(300, W);
     const lim = new MovingWindowLimiter(300, W);
-    const r = seeded(7);
+    const r = mulberry32(7);
     const timing = { leg: () => 5 + 20 * r() };
     let admitted = 0;
     const one = async () => {

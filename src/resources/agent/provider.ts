@@ -357,7 +357,7 @@ function seenOf(olds: Props): SeenAgent | undefined {
 }
 
 /** The Agent's outputs an AgentVersion takes from it (`agentVersion/fromAgent.ts`), beside its id. */
-const DRAFT_OUTPUTS = [
+export const DRAFT_OUTPUTS = [
   "contentHash",
   "knownVersions",
   "draftVersion",

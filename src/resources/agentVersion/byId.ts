@@ -12,21 +12,12 @@ import type { Props } from "../../provider/resource";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { CONTENT_HASH_INPUT } from "../agent/projection";
-import { agentAsServed } from "../agent/provider";
+import { agentAsServed, DRAFT_OUTPUTS } from "../agent/provider";
 import { type AgentView, versionInputsFromAgent } from "./fromAgent";
 import { DRAFT_FIELDS, NEXT_HASH_KEY } from "./layout";
 
 /** The Agent's outputs an AgentVersion reads, its id first. */
-export const AGENT_VIEW_KEYS: readonly (keyof AgentView)[] = [
-  "agentId",
-  "contentHash",
-  "knownVersions",
-  "draftVersion",
-  "documentRevision",
-  "draftPublished",
-  "draftHash",
-  "latestVersion",
-];
+export const AGENT_VIEW_KEYS: readonly (keyof AgentView)[] = ["agentId", ...DRAFT_OUTPUTS];
 
 /**
  * The inputs an AgentVersion (`news`, the handler's names: `pinnedVersion`, `promote`, `watch`)
