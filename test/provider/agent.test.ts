@@ -8,6 +8,7 @@ import type { startEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { forgetListedNames, forgettingNames, namesOf } from "../../src/resources/agent/names";
 import { agentProvider } from "../../src/resources/agent/provider";
+import { versionInputsFromAgent } from "../../src/resources/agentVersion/fromAgent";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
 import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
@@ -746,6 +747,38 @@ describe("AgentVersion", () => {
     expect(preview.failures ?? []).toEqual([]);
     expect(preview.inputs.__draft.contentHash).toBe(changed.__contentHash);
     expect(preview.inputs.__contentHash).toBeUndefined();
+    // The class registers the bookkeeping as one input (`__draft`, one dependency in the state):
+    // known, it checks to the same inputs as the flat layout, and diffs clean.
+    const { agentId: _agentId, ...draft } = versionInputsFromAgent(a.outs, true);
+    const folded = await agentVersionHandler.check(v0.inputs, {
+      agentId: a.id,
+      __draft: Object.fromEntries(Object.entries(draft).filter(([, v]) => v !== undefined)),
+      live: true,
+      label: "first",
+    });
+    expect(folded.inputs).toEqual(again.inputs);
+    expect((await agentVersionHandler.diff(v0.id, v0.outs!, folded.inputs)).changes).toBe(false);
+    // Unknown as a whole in the preview of the Agent's change: each field unknown, the checked
+    // hash standing in for the content hash, and the change seen.
+    const whole = await agentVersionHandler.check(v0.inputs, {
+      agentId: a.id,
+      __draft: UNKNOWN,
+      __contentHash: changed.__contentHash,
+      live: true,
+      label: "first",
+    });
+    expect(whole.failures ?? []).toEqual([]);
+    expect(whole.inputs.__draft).toMatchObject({
+      contentHash: changed.__contentHash,
+      draftVersion: UNKNOWN,
+      documentRevision: UNKNOWN,
+      knownVersion: UNKNOWN,
+      draftHash: UNKNOWN,
+    });
+    expect((await agentVersionHandler.diff(v0.id, v0.outs!, whole.inputs)).changes).toBe(true);
+    // A pinned version takes the draft's position alone: nothing else is made up as unknown.
+    const pinned = await agentVersionHandler.check({}, { agentId: a.id, pinnedVersion: 0, __draft: UNKNOWN });
+    expect(Object.keys(pinned.inputs.__draft).sort()).toEqual(["documentRevision", "draftVersion"]);
   });
 
   test("a blocked version cannot go live: the error lists the reasons", async () => {

@@ -31,6 +31,7 @@ import type { Agent } from "../agent";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
 import { agentChoiceProblem, knownUpToOf, knownVersionOf } from "./fromAgent";
+import { DRAFT_KEY } from "./layout";
 import { PLAN_KEY, previewNote } from "./plan";
 import type { PromoteArgs, PromoteRateArgs, Promotion } from "./promoteArgs";
 import { type Proof, shortfallWarning } from "./proof";
@@ -263,23 +264,13 @@ export class AgentVersion extends ServiceResource {
       withoutUndefinedInputs({
         ...unknown,
         agentId: agent ? agent.agentId : args.agentId,
-        contentHash: publishing ? agent.contentHash : undefined,
-        // The same hash as the Agent's checked input: known in the preview of the Agent's change,
-        // when the output is not (the provider reads the one that is known: layout.ts).
+        // The Agent's checked hash, known in the preview of the Agent's change, when its output
+        // `contentHash` is not (the provider reads the one that is known: layout.ts).
         __contentHash: publishing ? contentHashInput(agent) : undefined,
-        // Where to look for a published version that already holds the draft's configuration.
-        knownVersion: publishing
-          ? pulumi
-              .all([agent.contentHash, agent.knownVersions])
-              .apply(([hash, known]) => knownVersionOf(hash, known))
-          : undefined,
-        knownUpTo: publishing ? agent.knownVersions.apply(knownUpToOf) : undefined,
-        draftVersion: agent?.draftVersion,
-        documentRevision: agent?.documentRevision,
-        // What the Agent's last write told of the draft: a change publishes it without reading it.
-        draftPublished: publishing ? agent.draftPublished : undefined,
-        draftHash: publishing ? agent.draftHash : undefined,
-        latestVersion: publishing ? agent.latestVersion : undefined,
+        // What the provider reads of the Agent to choose the version without reading it (the
+        // content hash, the versions the stack has seen, the draft as the Agent last wrote it), as
+        // one input: one Output, and one dependency on the Agent in the state, instead of eight.
+        [DRAFT_KEY]: agent ? draftOf(agent, publishing) : undefined,
         label: args.label,
         notes: args.notes,
         live: args.live ?? true,
@@ -332,7 +323,8 @@ export class AgentVersion extends ServiceResource {
       }
     });
     // A version taken off air after this resource put it live stays off air: said at every preview
-    // and deploy until the program chooses another version or raises `reinstate`.
+    // and deploy until the program chooses another version or raises `reinstate`. (A watcher of its
+    // own: in a preview an output the state does not hold, `rolledBack` mostly, is unknown.)
     pulumi.all([this.version, this.rolledBack]).apply(([version, rolledBack]) => {
       const note = previewNote({ version, rolledBack }, name);
       if (note) pulumi.log.warn(note.message, this);
@@ -354,6 +346,30 @@ export class AgentVersion extends ServiceResource {
       });
     }
   }
+}
+
+/**
+ * The bookkeeping the AgentVersion takes from `agent`'s outputs, field for field as
+ * `versionInputsFromAgent` takes it from the Agent's state in the provider plugin (without the
+ * id). A plain object of Outputs, not one Output: each value stays unknown or known on its own in a
+ * preview (an output an older Agent state lacks is unknown there, and must not make the content
+ * hash unknown with it), while the program registers one property and the state records one
+ * dependency. A pinned version (not `publishing`) takes the draft's position alone.
+ */
+function draftOf(agent: Agent, publishing: boolean): Record<string, pulumi.Input<unknown>> {
+  const position = { draftVersion: agent.draftVersion, documentRevision: agent.documentRevision };
+  if (!publishing) return position;
+  return {
+    ...position,
+    contentHash: agent.contentHash,
+    knownVersion: pulumi
+      .all([agent.contentHash, agent.knownVersions])
+      .apply(([hash, known]) => knownVersionOf(hash, known)),
+    knownUpTo: agent.knownVersions.apply(knownUpToOf),
+    draftPublished: agent.draftPublished,
+    draftHash: agent.draftHash,
+    latestVersion: agent.latestVersion,
+  };
 }
 
 /** The Agent's checked `__contentHash` (registered by the Agent, not a public output). */
