@@ -6,7 +6,7 @@
  * Run the benchmarks after `source scripts/env.sh && npm run build` (programs import the compiled
  * package). Each prints its figures; docs/performance.md records them.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { DEFAULT_API_KEY, type LogEntry, startEmulator } from "../src/emulator";
@@ -133,4 +133,47 @@ export function countCalls(log: LogEntry[]): {
     else writes++;
   }
   return { reads, writes, byKind };
+}
+
+/** The processes whose peak memory the benchmarks read. */
+export type Role = "program" | "provider";
+
+/**
+ * Peak resident memory of the Node.js processes a command starts in the project's folder: the
+ * program (`@pulumi/pulumi/cmd/run`) and the dynamic provider (`cmd/dynamic-provider`), read from
+ * /proc every 100 ms (VmHWM only grows, so the last reading of a process is its peak but for its
+ * last 100 ms).
+ */
+export function watchMemory(dir: string): { stop(): Record<Role, number> } {
+  const peaks = new Map<string, { role: Role; kb: number }>();
+  const read = () => {
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        if (!readlinkSync(`/proc/${pid}/cwd`).startsWith(dir)) continue;
+        const known = peaks.get(pid);
+        let role = known?.role;
+        if (!role) {
+          const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+          if (cmd.includes("cmd/dynamic-provider")) role = "provider";
+          else if (cmd.includes("@pulumi/pulumi/cmd/run") || cmd.includes("pulumi/cmd/run")) role = "program";
+          else continue;
+        }
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+        if (m) peaks.set(pid, { role, kb: Math.max(known?.kb ?? 0, Number(m[1])) });
+      } catch {
+        // The process ended between the listing and the read.
+      }
+    }
+  };
+  const timer = setInterval(read, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      const out: Record<Role, number> = { program: 0, provider: 0 };
+      for (const { role, kb } of peaks.values()) out[role] = Math.max(out[role], kb / 1024);
+      return out;
+    },
+  };
 }

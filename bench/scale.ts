@@ -20,7 +20,7 @@
  * program's Node.js process and of the dynamic-provider process. Linux only (reads /proc). About
  * 20 minutes with 500 agents.
  */
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import * as path from "node:path";
 import { clearRateLimit } from "../test/support/control";
@@ -34,8 +34,10 @@ import {
   PulumiProject,
   project,
   pulumiHost,
+  type Role,
   requestLog,
   startEmulator,
+  watchMemory,
 } from "./lib";
 
 const LIMIT = 300;
@@ -55,48 +57,6 @@ for (const f of flags) {
     throw new Error(`unknown flag ${f}: --agents=N, --host=stock|ours, --wait, --parallel=P, --log=DIR`);
 }
 if (!Number.isInteger(N) || N < 1) throw new Error("--agents: a positive whole number");
-
-type Role = "program" | "provider";
-
-/**
- * Peak resident memory of the Node.js processes a command starts in the project's folder: the
- * program (`@pulumi/pulumi/cmd/run`) and the dynamic provider (`cmd/dynamic-provider`), read from
- * /proc every 100 ms (VmHWM only grows, so the last reading of a process is its peak but for its
- * last 100 ms).
- */
-function watchMemory(dir: string): { stop(): Record<Role, number> } {
-  const peaks = new Map<string, { role: Role; kb: number }>();
-  const read = () => {
-    for (const pid of readdirSync("/proc")) {
-      if (!/^\d+$/.test(pid)) continue;
-      try {
-        if (!readlinkSync(`/proc/${pid}/cwd`).startsWith(dir)) continue;
-        const known = peaks.get(pid);
-        let role = known?.role;
-        if (!role) {
-          const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-          if (cmd.includes("cmd/dynamic-provider")) role = "provider";
-          else if (cmd.includes("@pulumi/pulumi/cmd/run") || cmd.includes("pulumi/cmd/run")) role = "program";
-          else continue;
-        }
-        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-        if (m) peaks.set(pid, { role, kb: Math.max(known?.kb ?? 0, Number(m[1])) });
-      } catch {
-        // The process ended between the listing and the read.
-      }
-    }
-  };
-  const timer = setInterval(read, 100);
-  return {
-    stop() {
-      clearInterval(timer);
-      read();
-      const out: Record<Role, number> = { program: 0, provider: 0 };
-      for (const { role, kb } of peaks.values()) out[role] = Math.max(out[role], kb / 1024);
-      return out;
-    },
-  };
-}
 
 interface Row {
   phase: string;

@@ -23,9 +23,16 @@ import type { ResourceKind } from "./registry";
  *   so the text is the same on every machine that checks out the project in the same layout.
  */
 export function providerText(kind: ResourceKind): string {
+  const known = texts.get(kind);
+  if (known !== undefined) return known;
   const file = require.resolve(`./${kind}/kind`);
   const target = file.split(path.sep).includes("node_modules")
     ? JSON.stringify(`pulumi-voice-agent/provider/${kind}`)
     : `require("node:path").resolve(${JSON.stringify(path.relative(process.cwd(), file))})`;
-  return `exports.handler = () => require(${target});\n`;
+  const text = `exports.handler = () => require(${target});\n`;
+  texts.set(kind, text);
+  return text;
 }
+
+/** Each kind's text, made once per process (a program registers hundreds of resources). */
+const texts = new Map<ResourceKind, string>();
