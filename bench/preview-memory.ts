@@ -14,11 +14,9 @@
 import { loadavg } from "node:os";
 import {
   agentsProgram,
-  DEFAULT_API_KEY,
   fmt,
   median,
   noopProgram,
-  PulumiProject,
   project,
   pulumiHost,
   startEmulator,
@@ -40,12 +38,7 @@ if (!Number.isInteger(N) || N < 1 || !Number.isInteger(rounds) || rounds < 1)
 
 async function main(): Promise<void> {
   const emu = await startEmulator({ port: 0 });
-  const noop = await PulumiProject.create({
-    installed: true,
-    program: noopProgram(N, true),
-    config: { "voice-agent:baseUrl": emu.url },
-    secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
-  });
+  const noop = await project(emu, noopProgram(N, true));
   const ours = await project(emu, agentsProgram(N, "Preview"), 1_000_000);
   const started = new Date().toISOString();
   try {

@@ -27,11 +27,10 @@ import { clearRateLimit } from "../test/support/control";
 import {
   agentsProgram,
   clearRequestLog,
-  DEFAULT_API_KEY,
   type Emulator,
   fmt,
   noopProgram,
-  PulumiProject,
+  type PulumiProject,
   project,
   pulumiHost,
   type Role,
@@ -142,12 +141,7 @@ function table(rows: Row[]): string {
 async function main(): Promise<void> {
   const emu = await startEmulator({ port: 0, rateLimitPerMinute: LIMIT });
   const rows: Row[] = [];
-  const noop = await PulumiProject.create({
-    installed: true,
-    program: noopProgram(N, true),
-    config: { "voice-agent:baseUrl": emu.url },
-    secrets: { "voice-agent:apiKey": DEFAULT_API_KEY },
-  });
+  const noop = await project(emu, noopProgram(N, true));
   const ours = await project(emu, agentsProgram(N, "Scale"));
   const started = new Date().toISOString();
   try {

@@ -76,7 +76,7 @@ export function parsePreview(value: unknown, command = "pulumi preview --json"):
  * reads it, whichever layout the state was written in.
  */
 function bookkeepingOnTop(props: Record<string, unknown>): Record<string, unknown> {
-  const flat = flatDraft(props, UNKNOWN);
+  const flat = flatDraft(props);
   const { __contentHash: hash, ...rest } = flat;
   return typeof hash === "string" && rest.contentHash === undefined ? { ...rest, contentHash: hash } : rest;
 }

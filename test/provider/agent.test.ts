@@ -758,11 +758,11 @@ describe("AgentVersion", () => {
     });
     expect(folded.inputs).toEqual(again.inputs);
     expect((await agentVersionHandler.diff(v0.id, v0.outs!, folded.inputs)).changes).toBe(false);
-    // Unknown as a whole in the preview of the Agent's change: each field unknown, the checked
-    // hash standing in for the content hash, and the change seen.
+    // In the preview of the Agent's change each of its values is unknown (the dynamic-provider
+    // runtime hands an unknown at any depth): the checked hash stands in, and the change is seen.
     const whole = await agentVersionHandler.check(v0.inputs, {
       agentId: a.id,
-      __draft: UNKNOWN,
+      __draft: Object.fromEntries(Object.keys(draft).map((k) => [k, UNKNOWN])),
       __contentHash: changed.__contentHash,
       live: true,
       label: "first",
@@ -777,7 +777,10 @@ describe("AgentVersion", () => {
     });
     expect((await agentVersionHandler.diff(v0.id, v0.outs!, whole.inputs)).changes).toBe(true);
     // A pinned version takes the draft's position alone: nothing else is made up as unknown.
-    const pinned = await agentVersionHandler.check({}, { agentId: a.id, pinnedVersion: 0, __draft: UNKNOWN });
+    const pinned = await agentVersionHandler.check(
+      {},
+      { agentId: a.id, pinnedVersion: 0, __draft: { draftVersion: UNKNOWN, documentRevision: UNKNOWN } },
+    );
     expect(Object.keys(pinned.inputs.__draft).sort()).toEqual(["documentRevision", "draftVersion"]);
   });
 

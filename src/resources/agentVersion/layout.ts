@@ -36,22 +36,16 @@ type Props = Record<string, unknown>;
 
 const isRecord = (v: unknown): v is Props => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** The fields a pinned version takes from its agent (it publishes nothing: no hash, no history). */
-export const PINNED_DRAFT_FIELDS = ["draftVersion", "documentRevision"] as const;
-
 /**
  * `props` with the bookkeeping at the top level, whichever layout it came in; `__draft` removed (a
- * field at the top level beside it wins). The program registers the bookkeeping as one input (one
- * Output, one dependency on the Agent in the state, instead of eight): unknown at preview as a
- * whole (the preview of the Agent's change), it is each of its fields unknown, as the eight were.
+ * field at the top level beside it wins). The program registers it as one input too (a plain object
+ * of the Agent's Outputs, each value known or unknown on its own: `index.ts`).
  */
-export function flatDraft(props: Props, unknown?: string): Props {
+export function flatDraft(props: Props): Props {
   const carried = props[DRAFT_KEY];
-  if (carried === undefined || (!isRecord(carried) && carried !== unknown)) return props;
+  if (!isRecord(carried)) return props;
   const { [DRAFT_KEY]: _carried, ...rest } = props;
-  if (isRecord(carried)) return { ...carried, ...rest };
-  const fields = rest.pinnedVersion === undefined ? DRAFT_FIELDS : PINNED_DRAFT_FIELDS;
-  return { ...Object.fromEntries(fields.map((k) => [k, unknown])), ...rest };
+  return { ...carried, ...rest };
 }
 
 /** `props` with the bookkeeping under {@link DRAFT_KEY}, as the checked inputs keep it. */

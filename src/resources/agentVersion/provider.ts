@@ -857,7 +857,7 @@ function withDraftLayout(ctx: ProviderContext, h: ReturnType<HandlerFactory>): R
       // A checked input fed back (the plan) is recomputed, not refused.
       const before = withoutPlan(flatDraft(olds));
       // An agent named by id: what the class takes from the Agent, from the one this process served.
-      const byId = completedById(before, withoutPlan(flatDraft(news, UNKNOWN)));
+      const byId = completedById(before, withoutPlan(flatDraft(news)));
       if (byId.problem) return { inputs: news, failures: [{ property: "agentId", reason: byId.problem }] };
       const flat = byId.inputs;
       const given = withContentHash(flat, UNKNOWN);
@@ -866,7 +866,7 @@ function withDraftLayout(ctx: ProviderContext, h: ReturnType<HandlerFactory>): R
       const r = await checkVersion(ctx, before, given, agentWrites);
       return r.inputs ? { ...r, inputs: foldedDraft(r.inputs) } : r;
     },
-    diff: (id, olds, news) => h.diff(id, flatDraft(olds), withoutPlan(flatDraft(news, UNKNOWN))),
+    diff: (id, olds, news) => h.diff(id, flatDraft(olds), withoutPlan(flatDraft(news))),
     create: async (props) => {
       const r = await h.create(withoutPlan(flatDraft(props)));
       return { ...r, outs: r.outs && withoutPlan(r.outs) };
