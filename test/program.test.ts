@@ -123,6 +123,11 @@ describe("registering a resource", () => {
     // What it takes from its Agent is one input: one Output, one dependency in the state.
     expect(registered).toContain("__draft");
     for (const flat of DRAFT_FIELDS) expect(registered).not.toContain(flat);
+    // The Agent's checked hash rides in `__draft`; a promotion's proof is registered only with `promote`.
+    expect(registered).not.toContain("__contentHash");
+    expect(registered).not.toContain("promoteProof");
+    // An Agent attaching none of the program's knowledge bases or groups registers no `attachedNames`.
+    expect(Object.keys(agent)).not.toContain("attachedNames");
     const pinned = new AgentVersion("registers-pinned", { agent, version: 0, label: "v0" });
     expect(Object.keys(pinned)).toContain("pinnedVersion");
     expect(Object.keys(pinned)).not.toContain("contentHash");

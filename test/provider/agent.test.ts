@@ -760,10 +760,13 @@ describe("AgentVersion", () => {
     expect((await agentVersionHandler.diff(v0.id, v0.outs!, folded.inputs)).changes).toBe(false);
     // In the preview of the Agent's change each of its values is unknown (the dynamic-provider
     // runtime hands an unknown at any depth): the checked hash stands in, and the change is seen.
+    // The class sends the checked hash inside `__draft` too (one registered property).
     const whole = await agentVersionHandler.check(v0.inputs, {
       agentId: a.id,
-      __draft: Object.fromEntries(Object.keys(draft).map((k) => [k, UNKNOWN])),
-      __contentHash: changed.__contentHash,
+      __draft: {
+        ...Object.fromEntries(Object.keys(draft).map((k) => [k, UNKNOWN])),
+        __contentHash: changed.__contentHash,
+      },
       live: true,
       label: "first",
     });

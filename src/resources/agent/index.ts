@@ -296,8 +296,9 @@ export class Agent extends ServiceResource {
         ...args,
         createMarker: createMarker("voice-agent:Agent", name, opts),
         // The names of the program's knowledge bases and analysis groups it attaches: a rename
-        // updates the agent's configDigest in the same deployment (attachmentNames.ts).
-        attachedNames: attachedNames(args.knowledgeBaseIds, args.analysisGroupIds),
+        // updates the agent's configDigest in the same deployment (attachmentNames.ts). Registered
+        // only when there are some: a registered property costs the program memory even undefined.
+        ...attached(attachedNames(args.knowledgeBaseIds, args.analysisGroupIds)),
         // Every registered property costs the program a promise and a stack trace
         // (docs/performance.md): `agentId` is not one, it is the id (below).
         ...Object.fromEntries(AGENT_OUTPUTS.filter((k) => k !== "agentId").map((k) => [k, undefined])),
@@ -312,4 +313,9 @@ export class Agent extends ServiceResource {
     // as replaced when only the agent's configuration changes.
     (this as { agentId: pulumi.Output<string> }).agentId = this.id;
   }
+}
+
+/** `{ attachedNames }` when the agent attaches some of the program's knowledge bases or groups, else nothing. */
+function attached(names: pulumi.Output<string[]> | undefined): { attachedNames?: pulumi.Output<string[]> } {
+  return names === undefined ? {} : { attachedNames: names };
 }

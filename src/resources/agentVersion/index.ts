@@ -31,7 +31,7 @@ import type { Agent } from "../agent";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
 import { agentChoiceProblem, knownUpToOf, knownVersionOf } from "./fromAgent";
-import { DRAFT_KEY } from "./layout";
+import { DRAFT_KEY, NEXT_HASH_KEY } from "./layout";
 import { PLAN_KEY, previewNote } from "./plan";
 import type { PromoteArgs, PromoteRateArgs, Promotion } from "./promoteArgs";
 import { type Proof, shortfallWarning } from "./proof";
@@ -264,12 +264,9 @@ export class AgentVersion extends ServiceResource {
       withoutUndefinedInputs({
         ...unknown,
         agentId: agent ? agent.agentId : args.agentId,
-        // The Agent's checked hash, known in the preview of the Agent's change, when its output
-        // `contentHash` is not (the provider reads the one that is known: layout.ts).
-        __contentHash: publishing ? contentHashInput(agent) : undefined,
         // What the provider reads of the Agent to choose the version without reading it (the
         // content hash, the versions the stack has seen, the draft as the Agent last wrote it), as
-        // one input: one Output, and one dependency on the Agent in the state, instead of eight.
+        // one input: one registered property, and one dependency on the Agent in the state.
         [DRAFT_KEY]: agent ? draftOf(agent, publishing) : undefined,
         label: args.label,
         notes: args.notes,
@@ -292,7 +289,8 @@ export class AgentVersion extends ServiceResource {
         // What the Agent declares, compared with staging's live configuration at preview.
         promoteConfig: promote === undefined || !agent ? undefined : agentConfig(agent),
         promotion: undefined,
-        promoteProof: undefined,
+        // Private, read only for a promotion's warning: registered only then.
+        ...(promote === undefined ? {} : { promoteProof: undefined }),
         [PLAN_KEY]: undefined,
         version: undefined,
         versionId: undefined,
@@ -362,6 +360,9 @@ function draftOf(agent: Agent, publishing: boolean): Record<string, pulumi.Input
   return {
     ...position,
     contentHash: agent.contentHash,
+    // The Agent's checked hash, known in the preview of the Agent's change, when its output
+    // `contentHash` is not (the provider reads the one that is known: layout.ts).
+    [NEXT_HASH_KEY]: contentHashInput(agent),
     knownVersion: pulumi
       .all([agent.contentHash, agent.knownVersions])
       .apply(([hash, known]) => knownVersionOf(hash, known)),
