@@ -28,11 +28,21 @@ export {
 /**
  * The same shape as `agentsProgram`, from a dynamic resource that does nothing: `count` "agents",
  * each with a "version" depending on it when `versions`. Its provider's create returns its inputs.
+ * With `prompt`, the agents' prompt is that text, and the provider has an `update` that returns its
+ * inputs with the prompt as `contentHash`, so that a changed prompt updates each agent and, through
+ * its hash, its version (without `prompt` the provider is exactly the create-only one).
  */
-export function noopProgram(count: number, versions: boolean): string {
+export function noopProgram(count: number, versions: boolean, prompt?: string): string {
+  const update =
+    prompt === undefined
+      ? ""
+      : `
+  async update(_id: string, _olds: any, news: any) {
+    return { outs: { ...news, agentId: "noop", contentHash: news.systemPrompt ?? news.contentHash } };
+  },`;
   return `
 import * as pulumi from "@pulumi/pulumi";
-const provider: pulumi.dynamic.ResourceProvider = {
+const provider: pulumi.dynamic.ResourceProvider = {${update}
   async create(inputs: any) {
     return { id: Math.random().toString(36).slice(2), outs: { ...inputs, agentId: "noop", contentHash: "h" } };
   },
@@ -48,7 +58,7 @@ const ids: any[] = [];
 for (let i = 0; i < ${count}; i++) {
   const agent = new Noop("agent-" + i, {
     name: "Noop " + i,
-    systemPrompt: "## Agent Purpose\\nHelp callers with their orders. (agent " + i + ")",
+    systemPrompt: "## Agent Purpose\\n${prompt ?? "Help callers with their orders."} (agent " + i + ")",
     language: { default: "en-IN", additional: ["hi-IN"] },
     model: { model: "gpt-4o-mini", temperature: 0.2 },
   });

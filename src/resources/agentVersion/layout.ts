@@ -28,7 +28,9 @@ export const DRAFT_FIELDS = [
 /**
  * The program's second copy of the Agent's content hash: its checked input (`__contentHash`, known
  * in the preview of the Agent's change, when the output `contentHash` is not), beside the output
- * (known in every other case, including an Agent whose state predates `__contentHash`).
+ * (known in every other case, including an Agent whose state predates `__contentHash`). The class
+ * sends it inside `__draft` (one registered property); {@link flatDraft} brings it to the top level,
+ * where the handlers read it, as a top-level input is read.
  */
 export const NEXT_HASH_KEY = "__contentHash";
 
