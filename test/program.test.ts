@@ -13,6 +13,7 @@ import { describe, expect, test } from "vitest";
 import { Agent, AgentVersion, AnalysisGroup, KnowledgeBase, Widget } from "../dist";
 // The fields the AgentVersion takes from its Agent (a module that loads nothing).
 import { DRAFT_FIELDS } from "../dist/resources/agentVersion/layout";
+import { registrationSites } from "../dist/resources/registrationTrace";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -87,6 +88,80 @@ describe("registering a resource", () => {
     // 25 resources: each formats its source position once (plus the first serialization's own).
     expect(ours).toBeLessThanOrEqual(2 * 25);
     expect(Error.stackTraceLimit).toBe(limit);
+  });
+
+  test("the stack Pulumi records names the program's line, and holds none of the package's or the loader's frames", async () => {
+    await pulumi.runtime.setMocks(
+      { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
+      "project",
+      "stack",
+      true,
+      "organization",
+    );
+    // What Pulumi's capture (`Resource.callsites`) hands the formatter while each resource registers.
+    const captures: string[][] = [];
+    const previous = Error.prepareStackTrace;
+    Error.prepareStackTrace = (err, frames) => {
+      if (frames[0]?.getFunctionName() === "callsites")
+        captures.push(frames.map((f) => String(f.getFileName())));
+      return previous ? previous(err, frames) : `${err}`;
+    };
+    try {
+      const agent = new Agent("traced", { name: "Traced", systemPrompt: "## Agent Purpose\nHelp." });
+      new AgentVersion("traced-live", { agent });
+    } finally {
+      Error.prepareStackTrace = previous;
+    }
+    // Those of the two resources (a provider resource may register first: this file's first resource).
+    const ofOurs = captures.filter((files) =>
+      files[4]?.includes(`${path.sep}dist${path.sep}resources${path.sep}`),
+    );
+    expect(ofOurs).toHaveLength(2);
+    for (const files of ofOurs) {
+      // Pulumi skips five frames (its own four and the resource's class): the sixth is its source
+      // position, the program's line here, not the package's class.
+      expect(files[5]).toBe(__filename);
+      expect(files.slice(5).some((f) => f.includes(`${path.sep}dist${path.sep}`))).toBe(false);
+      // And the trace ends where the program's module runs: nothing of the loader or the runtime.
+      expect(files.some((f) => f.startsWith("node:internal/modules/"))).toBe(false);
+    }
+  });
+
+  test("registrationSites: Pulumi's four frames, the package's outermost, the program's down to the loader; any other trace whole", () => {
+    const site = (file: string, fn: string | null = null) => ({
+      getFileName: () => file,
+      getFunctionName: () => fn,
+    });
+    const pulumiFile = "/p/node_modules/@pulumi/pulumi/resource.js";
+    const capture = [
+      site(pulumiFile, "callsites"),
+      site(pulumiFile, "stackTrace"),
+      site(pulumiFile, "Resource"),
+      site(pulumiFile, "CustomResource"),
+      site("/pkg/dist/resources/serviceResource.js", "ServiceResource"),
+      site("/pkg/dist/resources/agent/index.js", "Agent"),
+      site("/p/agents.ts", "makeAgent"),
+      site("/p/index.ts"),
+      site("node:internal/modules/cjs/loader", "Module._compile"),
+      site("/p/node_modules/ts-node/src/index.ts"),
+      site("/p/node_modules/@pulumi/pulumi/cmd/run/run.js"),
+    ];
+    const ours = (f: string) => f.startsWith("/pkg/dist/");
+    const kept = registrationSites(capture, ours).map((s) => s.getFileName());
+    expect(kept).toEqual([
+      pulumiFile,
+      pulumiFile,
+      pulumiFile,
+      pulumiFile,
+      "/pkg/dist/resources/agent/index.js",
+      "/p/agents.ts",
+      "/p/index.ts",
+    ]);
+    // A class of the program's own (not the package's), or any other error's trace: unchanged.
+    const foreign = [...capture.slice(0, 4), site("/p/index.ts", "Mine"), ...capture.slice(7)];
+    expect(registrationSites(foreign, ours)).toEqual(foreign);
+    const other = [site("/p/index.ts", "main"), ...capture.slice(8)];
+    expect(registrationSites(other, ours)).toEqual(other);
   });
 
   test("an AgentVersion registers the inputs the program gives and its outputs, no undefined input", async () => {

@@ -15,10 +15,15 @@
  *   record a resource's source position, which it still does here: it sets its own limit for
  *   that) removes the cost for these resources and nothing else. What is lost: the stack of a
  *   leaked property promise, whose message still names the resource and the property.
+ *
+ * And the stack Pulumi records for each resource (its source position and trace, written into the
+ * state) starts at the program's line and ends where the program's module was run
+ * (`registrationTrace.ts`): the program's frames, none of this package's or of the runtime's.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { withProvider } from "../provider/providerResource";
 import { providerText } from "./providerText";
+import { traceRegistration } from "./registrationTrace";
 import type { ResourceKind } from "./registry";
 import { type ResourceType, TYPE_PREFIX } from "./typeNames";
 
@@ -32,15 +37,18 @@ export abstract class ServiceResource extends pulumi.CustomResource {
   ) {
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
+    const restoreFormatter = traceRegistration();
     try {
       super(`${TYPE_PREFIX}${type}`, name, { ...props, __provider: providerText(kind) }, withProvider(opts));
     } catch (err) {
       // Thrown while traces were off: give the error the trace of this call, the user's line included.
       Error.stackTraceLimit = limit;
+      restoreFormatter();
       if (err instanceof Error) Error.captureStackTrace(err, ServiceResource);
       throw err;
     } finally {
       Error.stackTraceLimit = limit;
+      restoreFormatter();
     }
   }
 }

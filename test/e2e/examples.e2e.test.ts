@@ -62,6 +62,21 @@ describe("examples", () => {
       });
       await record(dev, "support-agent-create");
       await dev.upAndSettle({ quiet: true });
+      // Each resource records the program's own line as its source position, and a trace of the
+      // program's frames only: none of the package's, of ts-node's or of Pulumi's runner
+      // (src/resources/registrationTrace.ts). The example makes both at its top level.
+      const recorded = (dev.deployment().resources ?? []).filter((r) => r.type.includes("/voice-agent:"));
+      expect(recorded.map((r) => r.type.split(":").pop()).sort()).toEqual(["Agent", "AgentVersion"]);
+      for (const r of recorded as ((typeof recorded)[number] & {
+        sourcePosition?: string;
+        stackTrace?: { sourcePosition?: string }[];
+      })[]) {
+        expect(r.sourcePosition, r.urn).toMatch(/^project:\/\/\/index\.ts#\d+,\d+$/);
+        expect(
+          r.stackTrace?.map((f) => f.sourcePosition),
+          r.urn,
+        ).toEqual([r.sourcePosition]);
+      }
       const devId = (await dev.outputs()).agentId as string;
       const callers = new Set((await traffic(emu, { agent_id: devId, count: 3 })).calls.map((c) => c.id));
       for (let i = 0; i < 100; i++) {
