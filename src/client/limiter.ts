@@ -197,7 +197,11 @@ interface Slot {
  * A request occupies a slot of the own window from the moment it is sent until `windowMs` after its
  * answer (or its failure) arrived. The server counts a request when it receives it, which lies
  * between those two instants, so no window of the server's can see more than `limit` of our
- * requests, whatever the network delay. A small margin covers clock granularity. Waiters are served
+ * requests, whatever the network delay: the slot frees at least the answer's way back later than
+ * the server's window lets the request go. A margin of 50 ms covers the clocks' granularity (the
+ * server's milliseconds, a timer's rounding) and their drift over a window (parts per million). It
+ * was 250 ms until 2026-11-27: a rate-bound deploy waits it out once per window on its longest
+ * chain of requests (1.5 s of a six-window change, docs/performance.md). Waiters are served
  * first-come first-served; retries may jump the queue.
  */
 export class MovingWindowLimiter {
@@ -221,7 +225,7 @@ export class MovingWindowLimiter {
   /** Whether waiters are held by the pacing (not merely by slots in flight). */
   private heldByWindow = false;
 
-  constructor(limit: number, windowMs = 60_000, marginMs = 250) {
+  constructor(limit: number, windowMs = 60_000, marginMs = 50) {
     this.limit = Math.max(1, Math.floor(limit));
     this.serviceWindowMs = windowMs;
     this.windowMs = windowMs + marginMs;
