@@ -41,12 +41,12 @@ console.log(JSON.stringify(Object.keys(require.cache).filter((k) => !before.has(
   expect(heavy).toEqual([]);
 }, 60_000);
 
-/** Calls of `Error.prepareStackTrace` that formatted at least one frame while `fn` ran. */
-function tracesFormatted(fn: () => void): number {
+/** The frames of each trace `Error.prepareStackTrace` formatted while `fn` ran. */
+function tracesFormattedBy(fn: () => void): NodeJS.CallSite[][] {
   const previous = Error.prepareStackTrace;
-  let count = 0;
+  const traces: NodeJS.CallSite[][] = [];
   Error.prepareStackTrace = (err, frames) => {
-    if (frames.length > 0) count++;
+    traces.push(frames);
     return previous ? previous(err, frames) : `${err}\n${frames.map((f) => `    at ${f}`).join("\n")}`;
   };
   try {
@@ -54,18 +54,27 @@ function tracesFormatted(fn: () => void): number {
   } finally {
     Error.prepareStackTrace = previous;
   }
-  return count;
+  return traces;
+}
+
+/** Calls of `Error.prepareStackTrace` that formatted at least one frame while `fn` ran. */
+const tracesFormatted = (fn: () => void): number =>
+  tracesFormattedBy(fn).filter((frames) => frames.length > 0).length;
+
+/** Pulumi's mocks: every resource created with its inputs as its state. */
+function mockResources(): Promise<void> {
+  return pulumi.runtime.setMocks(
+    { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
+    "project",
+    "stack",
+    true,
+    "organization",
+  );
 }
 
 describe("registering a resource", () => {
   test("formats no stack trace per property, only each resource's source position; the limit is restored", async () => {
-    await pulumi.runtime.setMocks(
-      { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
-      "project",
-      "stack",
-      true,
-      "organization",
-    );
+    await mockResources();
     const limit = Error.stackTraceLimit;
     // A plain resource with a handful of properties pays four formatted traces per property.
     const plain = tracesFormatted(() => {
@@ -91,27 +100,14 @@ describe("registering a resource", () => {
   });
 
   test("the stack Pulumi records names the program's line, and holds none of the package's or the loader's frames", async () => {
-    await pulumi.runtime.setMocks(
-      { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
-      "project",
-      "stack",
-      true,
-      "organization",
-    );
+    await mockResources();
     // What Pulumi's capture (`Resource.callsites`) hands the formatter while each resource registers.
-    const captures: string[][] = [];
-    const previous = Error.prepareStackTrace;
-    Error.prepareStackTrace = (err, frames) => {
-      if (frames[0]?.getFunctionName() === "callsites")
-        captures.push(frames.map((f) => String(f.getFileName())));
-      return previous ? previous(err, frames) : `${err}`;
-    };
-    try {
+    const captures = tracesFormattedBy(() => {
       const agent = new Agent("traced", { name: "Traced", systemPrompt: "## Agent Purpose\nHelp." });
       new AgentVersion("traced-live", { agent });
-    } finally {
-      Error.prepareStackTrace = previous;
-    }
+    })
+      .filter((frames) => frames[0]?.getFunctionName() === "callsites")
+      .map((frames) => frames.map((f) => String(f.getFileName())));
     // Those of the two resources (a provider resource may register first: this file's first resource).
     const ofOurs = captures.filter((files) =>
       files[4]?.includes(`${path.sep}dist${path.sep}resources${path.sep}`),
@@ -165,13 +161,7 @@ describe("registering a resource", () => {
   });
 
   test("an AgentVersion registers the inputs the program gives and its outputs, no undefined input", async () => {
-    await pulumi.runtime.setMocks(
-      { newResource: (args) => ({ id: `${args.name}-id`, state: args.inputs }), call: () => ({}) },
-      "project",
-      "stack",
-      true,
-      "organization",
-    );
+    await mockResources();
     const agent = new Agent("registers", { name: "Registers", systemPrompt: "## Agent Purpose\nHelp." });
     const version = new AgentVersion("registers-live", { agent });
     const registered = Object.keys(version);

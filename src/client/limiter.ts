@@ -199,9 +199,8 @@ interface Slot {
  * between those two instants, so no window of the server's can see more than `limit` of our
  * requests, whatever the network delay: the slot frees at least the answer's way back later than
  * the server's window lets the request go. A margin of 50 ms covers the clocks' granularity (the
- * server's milliseconds, a timer's rounding) and their drift over a window (parts per million). It
- * was 250 ms until 2026-11-27: a rate-bound deploy waits it out once per window on its longest
- * chain of requests (1.5 s of a six-window change, docs/performance.md). Waiters are served
+ * server's milliseconds, a timer's rounding) and their drift over a window (parts per million); a
+ * rate-bound deploy waits it out once per window (docs/performance.md). Waiters are served
  * first-come first-served; retries may jump the queue.
  */
 export class MovingWindowLimiter {

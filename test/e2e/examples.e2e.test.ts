@@ -67,10 +67,7 @@ describe("examples", () => {
       // (src/resources/registrationTrace.ts). The example makes both at its top level.
       const recorded = (dev.deployment().resources ?? []).filter((r) => r.type.includes("/voice-agent:"));
       expect(recorded.map((r) => r.type.split(":").pop()).sort()).toEqual(["Agent", "AgentVersion"]);
-      for (const r of recorded as ((typeof recorded)[number] & {
-        sourcePosition?: string;
-        stackTrace?: { sourcePosition?: string }[];
-      })[]) {
+      for (const r of recorded) {
         expect(r.sourcePosition, r.urn).toMatch(/^project:\/\/\/index\.ts#\d+,\d+$/);
         expect(
           r.stackTrace?.map((f) => f.sourcePosition),

@@ -246,6 +246,10 @@ export interface StateResource {
   id?: string;
   inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
+  /** Where the program made the resource (`project:///index.ts#line,column`), as Pulumi records it. */
+  sourcePosition?: string;
+  /** The program's stack when it made the resource, as Pulumi records it. */
+  stackTrace?: { sourcePosition?: string }[];
 }
 
 export class PulumiProject {
