@@ -10,7 +10,9 @@
  *   cause a change.
  * - `create` creates the agent (V0 draft), or with `adoptId` takes over an existing one.
  * - `update` sends one merge-patch of the changed fields (removed fields as `null`) guarded by
- *   `If-Match` with the revision in state: an edit made elsewhere is never overwritten.
+ *   `If-Match` with the revision in state: an edit made elsewhere is never overwritten. It knows
+ *   which version the patch lands on from a read of the agent, or in a change of many agents from
+ *   the agent list (`summaries.ts`), and checks where the patch landed.
  * - `read` (refresh) brings the service's values of the managed fields back into state and inputs,
  *   so the next preview shows the drift. After a rollback took off air the version this stack last
  *   wrote, it reads that version: a rollback is not drift of the configuration (the AgentVersion
@@ -22,7 +24,7 @@
  * attaches (`attachmentNames`, from the listings `names.ts` reads once per deployment).
  */
 import { z } from "zod";
-import type { AgentDetailT, VoiceAgentClient } from "../../client";
+import type { AgentDetailT, AgentSummaryT, VoiceAgentClient } from "../../client";
 import { ApiError } from "../../client/errors";
 import { unlessGone } from "../../provider/gone";
 import { pickWritten, refreshedInputs, unknownInputs } from "../../provider/managed";
@@ -49,6 +51,7 @@ import {
   portableConfig,
 } from "./projection";
 import { agentFailures, catalogueReader } from "./rules";
+import { listedSummary } from "./summaries";
 
 /** The Agent's inputs after `check`: its configuration (checked against the spec) and its own inputs. */
 const AgentInputs = z.looseObject({
@@ -302,6 +305,55 @@ async function patchAndCheck(
   return written;
 }
 
+/**
+ * The patch written without reading the agent first, when its summary in the agent list (`listed`,
+ * `summaries.ts`) shows the version this stack last wrote (`own`) both live and latest: no draft is
+ * open, so the patch branches one from `own`, which is frozen and holds what the stack last saw,
+ * and the `If-Match` names own's revision as the stack last saw it. Undefined, with nothing
+ * written, when the summary shows anything else, when the patch is empty or writes `variables`
+ * (the system variables are sent back as read), or when the revision moved (a label or notes
+ * edit, or a draft opened since the listing): the update then reads the agent, as in every other
+ * case.
+ *
+ * The answer must show the draft the patch opened from `own`: the next version number, the
+ * revision one past own's, `own` still live, the declared fields as declared. Anything else (the
+ * listing is up to a minute old: a version put live and a draft opened from it elsewhere since can
+ * carry the same revision) reads `own` and compares, as {@link patchAndCheck} does with the version
+ * it read: nothing is published or put live on a mix nobody declared.
+ */
+async function patchOverOwnLive(
+  c: VoiceAgentClient,
+  name: string,
+  before: AgentState,
+  listed: AgentSummaryT,
+  patch: JsonObject,
+  declared: JsonObject,
+): Promise<AgentDetailT | undefined> {
+  const own = before.draftVersion;
+  if (listed.live_version !== own || listed.latest_version !== own) return undefined;
+  if (Object.keys(patch).length === 0 || "variables" in patch) return undefined;
+  let written: AgentDetailT;
+  try {
+    written = await c.agents.patch(before.agentId, patchBody(wireBody(patch)), {
+      ifMatch: before.documentRevision,
+    });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "revision_conflict") return undefined;
+    return explain(err, name, before.agentId, before.documentRevision);
+  }
+  const opened =
+    written.version === own + 1 &&
+    !written.is_published &&
+    written.document_revision === before.documentRevision + 1 &&
+    written.live_version === own &&
+    deepEqual(observedConfig(written, declared), declared);
+  if (opened) return written;
+  const parent = await c.agents.get(before.agentId, { version: own });
+  const differs = landingDifferences(parent, written, declared, patch);
+  if (differs.length > 0) throw landedElsewhere(name, parent, written, differs);
+  return written;
+}
+
 /** The managed fields the state last saw (olds) and those the program declares (news), as a patch base. */
 function lastSeen(olds: AgentState, declared: JsonObject): JsonObject {
   const seen: JsonObject = {};
@@ -491,6 +543,21 @@ const agentHandlers: HandlerFactory = (ctx) => {
       const args = inputs(news);
       const declared = declaredConfig(news);
       const seen = declaredConfig(before);
+      const done = async (written: AgentDetailT) => ({
+        outs: outputs(
+          news,
+          written,
+          remember(before.knownVersions, before, written),
+          await attachmentNames(c, written),
+        ),
+      });
+      // In a change of many agents, the agent list may show this one as the stack left it.
+      const listed = await listedSummary(c, id);
+      if (listed) {
+        const patch = mergePatch(lastSeen(before, declared), declared);
+        const written = await patchOverOwnLive(c, args.name, before, listed, patch, declared);
+        if (written) return done(written);
+      }
       // What the patch lands on: the open draft, else the version it branches a draft from (the
       // live one, else the latest), read first. The If-Match alone cannot tell them apart: a draft
       // opened elsewhere from another version can carry the very revision this stack last saw.
@@ -515,14 +582,6 @@ const agentHandlers: HandlerFactory = (ctx) => {
         throw changedOutside(args.name, id, now.document_revision, before.documentRevision);
       }
       const patch = mergePatch(base, declared);
-      const done = async (written: AgentDetailT) => ({
-        outs: outputs(
-          news,
-          written,
-          remember(before.knownVersions, before, written),
-          await attachmentNames(c, written),
-        ),
-      });
       // Going back to what the parent holds writes nothing: the parent is the version to publish.
       if (Object.keys(patch).length === 0) return done(now);
       const written = await patchAndCheck(c, args.name, now, patch, declared);
