@@ -310,8 +310,7 @@ async function patchAndCheck(
  * `summaries.ts`) shows the version this stack last wrote (`own`) both live and latest: no draft is
  * open, so the patch branches one from `own`, which is frozen and holds what the stack last saw,
  * and the `If-Match` names own's revision as the stack last saw it. Undefined, with nothing
- * written, when the summary shows anything else, when the patch is empty or writes `variables`
- * (the system variables are sent back as read), or when the revision moved (a label or notes
+ * written, when the summary shows anything else or when the revision moved (a label or notes
  * edit, or a draft opened since the listing): the update then reads the agent, as in every other
  * case.
  *
@@ -331,7 +330,6 @@ async function patchOverOwnLive(
 ): Promise<AgentDetailT | undefined> {
   const own = before.draftVersion;
   if (listed.live_version !== own || listed.latest_version !== own) return undefined;
-  if (Object.keys(patch).length === 0 || "variables" in patch) return undefined;
   let written: AgentDetailT;
   try {
     written = await c.agents.patch(before.agentId, patchBody(wireBody(patch)), {
@@ -551,11 +549,12 @@ const agentHandlers: HandlerFactory = (ctx) => {
           await attachmentNames(c, written),
         ),
       });
-      // In a change of many agents, the agent list may show this one as the stack left it.
-      const listed = await listedSummary(c, id);
-      if (listed) {
-        const patch = mergePatch(lastSeen(before, declared), declared);
-        const written = await patchOverOwnLive(c, args.name, before, listed, patch, declared);
+      // In a change of many agents, the agent list may show this one as the stack left it. Not for
+      // a patch that writes nothing, or writes `variables` (the system ones are sent back as read).
+      const overSeen = mergePatch(lastSeen(before, declared), declared);
+      if (Object.keys(overSeen).length > 0 && !("variables" in overSeen)) {
+        const listed = await listedSummary(c, id);
+        const written = listed && (await patchOverOwnLive(c, args.name, before, listed, overSeen, declared));
         if (written) return done(written);
       }
       // What the patch lands on: the open draft, else the version it branches a draft from (the
