@@ -12,7 +12,7 @@ import { describe, expect, test } from "vitest";
 // The compiled package, as a program loads it (the source resolves the provider modules by path).
 import { Agent, AgentVersion, AnalysisGroup, KnowledgeBase, Widget } from "../dist";
 // The fields the AgentVersion takes from its Agent (a module that loads nothing).
-import { DRAFT_FIELDS } from "../dist/resources/agentVersion/layout";
+import { DRAFT_FIELDS, OUTCOME_FIELDS, OUTCOME_KEY } from "../dist/resources/agentVersion/layout";
 import { registrationSites } from "../dist/resources/registrationTrace";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -185,6 +185,9 @@ describe("registering a resource", () => {
         true,
       );
     }
+    // What the deploy made of the version is one registered output the six properties derive from.
+    expect(registered).toContain(OUTCOME_KEY);
+    for (const field of OUTCOME_FIELDS) expect(registered).not.toContain(field);
     // What it takes from its Agent is one input: one Output, one dependency in the state.
     expect(registered).toContain("__draft");
     for (const flat of DRAFT_FIELDS) expect(registered).not.toContain(flat);
@@ -196,6 +199,61 @@ describe("registering a resource", () => {
     const pinned = new AgentVersion("registers-pinned", { agent, version: 0, label: "v0" });
     expect(Object.keys(pinned)).toContain("pinnedVersion");
     expect(Object.keys(pinned)).not.toContain("contentHash");
+  });
+
+  test("an AgentVersion's outcome properties: as the state records them; unset when a whole record lacks one; unknown in a preview whose record is partial", async () => {
+    /** `output`'s value and whether it is known. */
+    const seen = async (output: pulumi.Output<unknown>) => {
+      const internal = output as unknown as { isKnown: Promise<boolean> };
+      const known = await internal.isKnown;
+      return { known, value: known ? await new Promise((r) => output.apply(r)) : undefined };
+    };
+    const rolledBack = { at: "2026-11-27T10:00:00Z", action: "rollback", to: 0, reason: "the watch" };
+    const withOutcome = (outcome: Record<string, unknown>, preview: boolean) =>
+      pulumi.runtime.setMocks(
+        {
+          newResource: (args) => ({
+            id: `${args.name}-id`,
+            state: args.type.endsWith(":AgentVersion")
+              ? { ...args.inputs, version: 1, [OUTCOME_KEY]: outcome }
+              : args.inputs,
+          }),
+          call: () => ({}),
+        },
+        "project",
+        "stack",
+        preview,
+        "organization",
+      );
+    const make = (name: string) => {
+      const agent = new Agent(name, { name, systemPrompt: "## Agent Purpose\nHelp." });
+      return new AgentVersion(`${name}-live`, { agent });
+    };
+
+    // A deploy's record: each property as recorded, those it lacks unset (known).
+    await withOutcome({ origin: "reused", activation: "rollback", blockedReasons: [], rolledBack }, false);
+    const whole = make("whole");
+    expect(await seen(whole.origin)).toEqual({ known: true, value: "reused" });
+    expect(await seen(whole.activation)).toEqual({ known: true, value: "rollback" });
+    expect(await seen(whole.rolledBack)).toEqual({ known: true, value: rolledBack });
+    expect(await seen(whole.verification)).toEqual({ known: true, value: undefined });
+    expect(await seen(whole.promotion)).toEqual({ known: true, value: undefined });
+    // The same property twice is the same Output (derived once).
+    expect(whole.origin).toBe(whole.origin);
+    // An outcome's name given as an input (from JavaScript, or settings loaded from YAML) is refused by name.
+    const agent = new Agent("given", { name: "given", systemPrompt: "## Agent Purpose\nHelp." });
+    expect(() => new AgentVersion("given-live", { agent, origin: "pinned" } as never)).toThrow(
+      "AgentVersion given-live: origin: not an input of AgentVersion (an output)",
+    );
+
+    // The preview of a change that knows part of it (a label change's check: the version's rollback
+    // and blocked reasons): those known, the rest unknown, never reported missing.
+    await withOutcome({ blockedReasons: ["model retired"], rolledBack }, true);
+    const partial = make("partial");
+    expect(await seen(partial.rolledBack)).toEqual({ known: true, value: rolledBack });
+    expect(await seen(partial.blockedReasons)).toEqual({ known: true, value: ["model retired"] });
+    expect((await seen(partial.origin)).known).toBe(false);
+    expect((await seen(partial.verification)).known).toBe(false);
   });
 
   test("an error thrown while registering keeps a stack that names the caller", async () => {

@@ -1,7 +1,7 @@
 /**
  * Generates the provider plugin's Pulumi package schema (`schema.json`) from the resources' public
  * input and output definitions: the `<Kind>Args` interfaces of `src/resources/<kind>/index.ts` and
- * the `declare readonly` outputs of each class, types and TSDoc alike, read with TypeScript's own
+ * the `declare readonly` outputs and public getters of each class, types and TSDoc alike, read with TypeScript's own
  * checker. Nothing is written twice: `test/plugin/schema.test.ts` fails when `schema.json` is stale,
  * and when its property names disagree with the zod definitions that validate the inputs.
  *
@@ -183,8 +183,9 @@ export function generateSchema(): Schema {
       if (skip(name)) continue;
       const decl = p.valueDeclaration ?? p.declarations?.[0];
       if (!decl) continue;
-      // An output's declared `pulumi.Output<T>`: T.
-      const node = ts.isPropertyDeclaration(decl) ? decl.type : undefined;
+      // An output's declared `pulumi.Output<T>` (a property's, or a getter's that derives it): T.
+      const node =
+        ts.isPropertyDeclaration(decl) || ts.isGetAccessorDeclaration(decl) ? decl.type : undefined;
       const outputOf =
         node && ts.isTypeReferenceNode(node) && /(^|\.)Output$/.test(node.typeName.getText())
           ? node.typeArguments?.[0]
@@ -228,13 +229,14 @@ export function generateSchema(): Schema {
     if (!argsSym || !classSym) throw new Error(`schema: ${r.file} exports no ${r.args} or ${r.name}`);
     const argsType = checker.getDeclaredTypeOfSymbol(argsSym);
     const inputs = propertiesOf(argsType, r.name, (n) => TS_ONLY.has(`${r.name}.${n}`));
-    // The outputs: the class's public `declare readonly` properties (those with a type of their own).
+    // The outputs: the class's public `declare readonly` properties (those with a type of their own)
+    // and public getters (the AgentVersion derives six from one registered output).
     const instance = checker.getDeclaredTypeOfSymbol(classSym);
     const outputs = propertiesOf(instance, r.name, (n) => {
       const p = instance.getProperty(n);
       const decl = p?.valueDeclaration;
-      if (!decl || !ts.isPropertyDeclaration(decl)) return true;
-      if (decl.parent.name?.getText() !== r.name) return true; // inherited: urn, id
+      if (!decl || !(ts.isPropertyDeclaration(decl) || ts.isGetAccessorDeclaration(decl))) return true;
+      if (!ts.isClassLike(decl.parent) || decl.parent.name?.getText() !== r.name) return true; // inherited: urn, id
       const mods = ts.getCombinedModifierFlags(decl);
       return (mods & ts.ModifierFlags.Private) !== 0 || (mods & ts.ModifierFlags.Protected) !== 0;
     });

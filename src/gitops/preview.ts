@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { UNKNOWN } from "../provider/unknowns";
-import { flatDraft } from "../resources/agentVersion/layout";
+import { flatLayout } from "../resources/agentVersion/layout";
 import { resourceTypeOf, TYPE_PREFIX } from "../resources/typeNames";
 
 const Props = z.record(z.string(), z.unknown());
@@ -72,11 +72,11 @@ export function parsePreview(value: unknown, command = "pulumi preview --json"):
 
 /**
  * A state's properties with the bookkeeping the engine does not display (under `__` names: the
- * AgentVersion's `__draft`, the Agent's checked `__contentHash`) at the top level, where the report
+ * AgentVersion's `__draft` and `__outcome`, the Agent's checked `__contentHash`) at the top level, where the report
  * reads it, whichever layout the state was written in.
  */
 function bookkeepingOnTop(props: Record<string, unknown>): Record<string, unknown> {
-  const flat = flatDraft(props);
+  const flat = flatLayout(props);
   const { __contentHash: hash, ...rest } = flat;
   return typeof hash === "string" && rest.contentHash === undefined ? { ...rest, contentHash: hash } : rest;
 }

@@ -26,7 +26,18 @@ export const RESOURCES = {
 /** The kinds of resource this package implements. */
 export type ResourceKind = keyof typeof RESOURCES;
 
+/**
+ * The kinds whose dynamic resource keeps its state in a layout of its own around the same handlers
+ * (the provider plugin and the GitOps tools call the handlers above): the AgentVersion carries its
+ * outcome in one output, which its class registers instead of six (`agentVersion/layout.ts`).
+ */
+const DYNAMIC_FACES: { [K in ResourceKind]?: () => HandlerFactory } = {
+  agentVersion: () =>
+    (require("./agentVersion/provider") as typeof import("./agentVersion/provider"))
+      .agentVersionDynamicProvider,
+};
+
 /** The provider object of `kind`: what its folder's `kind.ts` exports (see `providerText.ts`). */
 export function providerOf(kind: ResourceKind) {
-  return makeProvider(kind, RESOURCES[kind]);
+  return makeProvider(kind, DYNAMIC_FACES[kind] ?? RESOURCES[kind]);
 }

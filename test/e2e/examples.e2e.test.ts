@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { findReusedVersions, parsePreview } from "../../src/gitops/report";
+import { flatLayout } from "../../src/resources/agentVersion/layout";
 import { traffic } from "../support/control";
 import { installedPolicyPack, PulumiProject, REPO_ROOT } from "../support/pulumi";
 
@@ -121,8 +122,11 @@ describe("examples", () => {
       for (const stack of [dev, prod]) expect(await stack.exportState(true)).not.toContain(DEFAULT_API_KEY);
       // Prod went live after its test call, pinned to the version, passed; dev has no test line.
       const prodOut = await prod.outputs();
-      const verification: any = prod.deployment().resources?.find((r) => r.type.endsWith(":AgentVersion"))
-        ?.outputs?.verification;
+      // (The state keeps it in the AgentVersion's outcome, `__outcome`: layout.ts.)
+      const versionState = prod
+        .deployment()
+        .resources?.find((r) => r.type.endsWith(":AgentVersion"))?.outputs;
+      const verification: any = versionState && flatLayout(versionState).verification;
       expect(verification).toMatchObject({
         version: prodOut.liveVersion,
         passed: true,

@@ -10,7 +10,8 @@ import type { VoiceAgentClient } from "../../src/client";
 import type { RunningEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { agentProvider } from "../../src/resources/agent/provider";
-import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
+import { OUTCOME_FIELDS, OUTCOME_KEY } from "../../src/resources/agentVersion/layout";
+import { agentVersionDynamicProvider, agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { rollbackLine, rollbackNote } from "../../src/resources/agentVersion/rollback";
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
 import { clearRequestLog, requestLog, resetEmulator } from "../support/control";
@@ -50,6 +51,44 @@ async function twoVersions(extra: Props = {}) {
     agent: { ...a1, inputs: news },
   };
 }
+
+describe("the dynamic resource's state", () => {
+  test("keeps the outcome in one output; a state written before (at the top level) reads alike, and a rollback since is still kept off air", async () => {
+    const dynamic = agentVersionDynamicProvider(testContext);
+    // The handlers' layout: what every earlier release wrote in a dynamic resource's state.
+    const s = await twoVersions();
+    const outcomeOf = (props: Props | undefined) => {
+      for (const field of OUTCOME_FIELDS) expect(props, field).not.toHaveProperty(field);
+      return props?.[OUTCOME_KEY];
+    };
+    expect((await dynamic.diff(s.id, s.outs, s.inputs)).changes).toBe(false);
+    const refreshed = await dynamic.read(s.id, s.outs);
+    expect(refreshed.props).toMatchObject({ version: 1, isLive: true });
+    expect(outcomeOf(refreshed.props)).toEqual({
+      origin: "published",
+      activation: "activate",
+      blockedReasons: [],
+    });
+    expect((await dynamic.diff(s.id, refreshed.props as Props, s.inputs)).changes).toBe(false);
+
+    // Taken off air since: the refresh records it in the outcome, and no deploy puts it back.
+    const row = await client.versions.activate(s.agentId, 0);
+    const off = await dynamic.read(s.id, refreshed.props as Props);
+    expect(outcomeOf(off.props)).toMatchObject({ rolledBack: { at: row.at, action: "rollback", to: 0 } });
+    expect((await dynamic.diff(s.id, off.props as Props, s.inputs)).changes).toBe(false);
+    // A label change writes the label only: the version stays off air, its outcome kept.
+    const labelled = { ...s.inputs, label: "Release 1" };
+    const checked = await dynamic.check(off.inputs as Props, labelled);
+    expect(checked.failures ?? []).toEqual([]);
+    const updated = await dynamic.update(s.id, off.props as Props, checked.inputs as Props);
+    expect(updated.outs).toMatchObject({ version: 1, isLive: false, label: "Release 1" });
+    expect(outcomeOf(updated.outs)).toMatchObject({
+      origin: "published",
+      rolledBack: { action: "rollback", to: 0 },
+    });
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+  });
+});
 
 describe("a version taken off air after this stack put it live", () => {
   test("refresh records the row that did it and the watch's reason; no deploy puts it back", async () => {

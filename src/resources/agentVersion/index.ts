@@ -31,7 +31,7 @@ import type { Agent } from "../agent";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
 import { ServiceResource } from "../serviceResource";
 import { agentChoiceProblem, knownUpToOf, knownVersionOf } from "./fromAgent";
-import { DRAFT_KEY, NEXT_HASH_KEY } from "./layout";
+import { DRAFT_KEY, NEXT_HASH_KEY, OUTCOME_FIELDS, OUTCOME_KEY } from "./layout";
 import { PLAN_KEY, previewNote } from "./plan";
 import type { PromoteArgs, PromoteRateArgs, Promotion } from "./promoteArgs";
 import { type Proof, shortfallWarning } from "./proof";
@@ -197,28 +197,40 @@ export class AgentVersion extends ServiceResource {
    */
   declare readonly liveVersion: pulumi.Output<number | null>;
   /** `published` (a new version), `reused` (a published version already held this configuration) or `pinned`. */
-  declare readonly origin: pulumi.Output<"published" | "reused" | "pinned">;
+  get origin(): pulumi.Output<"published" | "reused" | "pinned"> {
+    return this.outcome("origin");
+  }
   /** The deploy-history action of the last activation: `activate`, `rollback`, or `none`. */
-  declare readonly activation: pulumi.Output<string>;
+  get activation(): pulumi.Output<string> {
+    return this.outcome("activation");
+  }
   /** Why the version cannot go live (retired model, withdrawn voice, deleted knowledge base). */
-  declare readonly blockedReasons: pulumi.Output<string[]>;
+  get blockedReasons(): pulumi.Output<string[]> {
+    return this.outcome("blockedReasons");
+  }
   /**
    * What the last verification checked before this version went live: per test call its id,
    * number, final status, the analysis values checked, and whether it passed. Unset when nothing
    * was verified (no `verify`, or the version was already live).
    */
-  declare readonly verification: pulumi.Output<Verification | undefined>;
+  get verification(): pulumi.Output<Verification | undefined> {
+    return this.outcome("verification");
+  }
   /**
    * What was promoted: staging's agent and version, since when it was live, the calls and analysis
    * shares it had, and the digest of the compared configuration. Unset without `promote`.
    */
-  declare readonly promotion: pulumi.Output<Promotion | undefined>;
+  get promotion(): pulumi.Output<Promotion | undefined> {
+    return this.outcome("promotion");
+  }
   /**
    * Set while the version this resource put live is off air because something took it off since
    * (recorded by `pulumi refresh`, or by a deploy that found it so): the deploy-history row's `at`
    * and `action`, the version live `to` instead, and the `reason` when the watch did it.
    */
-  declare readonly rolledBack: pulumi.Output<RolledBack | undefined>;
+  get rolledBack(): pulumi.Output<RolledBack | undefined> {
+    return this.outcome("rolledBack");
+  }
   declare readonly label: pulumi.Output<string | undefined>;
   declare readonly notes: pulumi.Output<string | undefined>;
   /**
@@ -231,6 +243,12 @@ export class AgentVersion extends ServiceResource {
    * preview's one line (`plan.ts`; known at preview: the checked inputs; never an output).
    */
   declare private readonly __plan: pulumi.Output<unknown>;
+  /**
+   * The six properties above, as one registered output (`layout.ts`): each registered property
+   * costs the program an Output and its promises per resource. Derived on first use.
+   */
+  declare private readonly __outcome: pulumi.Output<Partial<Outcome> | undefined>;
+  private derived?: Map<keyof Outcome, pulumi.Output<unknown>>;
 
   constructor(name: string, args: AgentVersionArgs, opts?: pulumi.CustomResourceOptions) {
     const problem = agentChoiceProblem(args.agent !== undefined, args.agentId !== undefined);
@@ -253,6 +271,14 @@ export class AgentVersion extends ServiceResource {
       reinstate: _reinstate,
       ...unknown
     } = args;
+    // The outcome's names are the class's own getters: refused here, as the provider refuses any
+    // other key that is not an input (the engine could not set them on the resource).
+    const outputs = Object.keys(unknown).filter((k) => (OUTCOME_FIELDS as readonly string[]).includes(k));
+    if (outputs.length > 0) {
+      throw new Error(
+        `AgentVersion ${name}: ${outputs.map((k) => `${k}: not an input of AgentVersion (an output)`).join("; ")}`,
+      );
+    }
     const promote = args.promote;
     super(
       "agentVersion",
@@ -288,19 +314,15 @@ export class AgentVersion extends ServiceResource {
               },
         // What the Agent declares, compared with staging's live configuration at preview.
         promoteConfig: promote === undefined || !agent ? undefined : agentConfig(agent),
-        promotion: undefined,
         // Private, read only for a promotion's warning: registered only then.
         ...(promote === undefined ? {} : { promoteProof: undefined }),
-        [PLAN_KEY]: undefined,
+        // The preview's plan, read only in a preview: registered only then.
+        ...(pulumi.runtime.isDryRun() ? { [PLAN_KEY]: undefined } : {}),
         version: undefined,
         versionId: undefined,
         isLive: undefined,
         liveVersion: undefined,
-        origin: undefined,
-        activation: undefined,
-        blockedReasons: undefined,
-        verification: undefined,
-        rolledBack: undefined,
+        [OUTCOME_KEY]: undefined,
       }),
       {
         ...opts,
@@ -310,22 +332,20 @@ export class AgentVersion extends ServiceResource {
           : {}),
       },
     );
-    // A version that became blocked (a model retired, a voice withdrawn, a knowledge base deleted)
-    // is flagged at preview, from the state as last read (`pulumi preview --refresh` reads it anew).
-    pulumi.all([this.version, this.blockedReasons]).apply(([version, reasons]) => {
+    // From the state as last read (`pulumi preview --refresh` reads it anew), at every preview and
+    // deploy: a version taken off air after this resource put it live stays off air until the
+    // program chooses another version or raises `reinstate`; a version that became blocked (a
+    // model retired, a voice withdrawn, a knowledge base deleted) cannot go live again.
+    pulumi.all([this.version, this.__outcome]).apply(([version, outcome]) => {
+      const note = previewNote({ version, rolledBack: outcome?.rolledBack }, name);
+      if (note) pulumi.log.warn(note.message, this);
+      const reasons = outcome?.blockedReasons;
       if (reasons && reasons.length > 0) {
         pulumi.log.warn(
           `version ${version} is blocked and cannot go live again: ${reasons.join("; ")}`,
           this,
         );
       }
-    });
-    // A version taken off air after this resource put it live stays off air: said at every preview
-    // and deploy until the program chooses another version or raises `reinstate`. (A watcher of its
-    // own: in a preview an output the state does not hold, `rolledBack` mostly, is unknown.)
-    pulumi.all([this.version, this.rolledBack]).apply(([version, rolledBack]) => {
-      const note = previewNote({ version, rolledBack }, name);
-      if (note) pulumi.log.warn(note.message, this);
     });
     // Otherwise, in the preview of a step that chooses the version: which version it publishes, or
     // which comes back (one line, from the provider's plan; said by the plugin from the same code).
@@ -344,6 +364,37 @@ export class AgentVersion extends ServiceResource {
       });
     }
   }
+
+  /**
+   * The property `key` of the outcome: unset when the state's record lacks it, except in a
+   * preview whose record is partial (a change's, which knows only some of it, or a state written
+   * before `__outcome`), where it is unknown: never reported missing.
+   */
+  private outcome<K extends keyof Outcome>(key: K): pulumi.Output<Outcome[K]> {
+    this.derived ??= new Map();
+    let out = this.derived.get(key);
+    if (!out) {
+      out = this.__outcome.apply((o) =>
+        o !== undefined && (key in o || "origin" in o)
+          ? o[key]
+          : pulumi.runtime.isDryRun()
+            ? pulumi.unknown
+            : undefined,
+      );
+      this.derived.set(key, out);
+    }
+    return out as pulumi.Output<Outcome[K]>;
+  }
+}
+
+/** What the deploy made of the version: the six properties the class derives from `__outcome`. */
+interface Outcome {
+  origin: "published" | "reused" | "pinned";
+  activation: string;
+  blockedReasons: string[];
+  verification: Verification | undefined;
+  promotion: Promotion | undefined;
+  rolledBack: RolledBack | undefined;
 }
 
 /**
@@ -393,14 +444,9 @@ const OUTPUTS = new Set([
   "versionId",
   "liveVersion",
   "isLive",
-  "origin",
-  "activation",
-  "blockedReasons",
-  "verification",
-  "promotion",
+  OUTCOME_KEY,
   "promoteProof",
   PLAN_KEY,
-  "rolledBack",
   "label",
   "notes",
 ]);

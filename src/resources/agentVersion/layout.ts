@@ -73,3 +73,54 @@ export function withContentHash(news: Props, unknown: string): Props {
     return { ...rest, contentHash: next };
   return rest;
 }
+
+/**
+ * Where the dynamic resource's state keeps what the deploy made of the version (how it was chosen,
+ * the activation, why it is blocked, the verification, the promotion, a rollback since): one
+ * output, {@link OUTCOME_KEY}, from which the class derives its six properties on first use. Every
+ * property a program registers costs it an Output and its promises per resource, and these six
+ * are read far less often than they are registered (500 AgentVersions: about 35 MB of a no-op
+ * preview's peak, `docs/performance.md`).
+ *
+ * Only the dynamic face writes this layout (`withOutcomeLayout`): the handlers, the provider
+ * plugin's state and the GitOps tools see these fields at the top level, and a state written
+ * before it (top-level fields) is read alike by {@link flatOutcome}. Its first refresh or change
+ * rewrites it; a refresh shows no change for it (the engine diffs refreshed state by the
+ * provider's diff, which reads the inputs).
+ */
+export const OUTCOME_KEY = "__outcome";
+
+/** The fields under {@link OUTCOME_KEY}. */
+export const OUTCOME_FIELDS = [
+  "origin",
+  "activation",
+  "blockedReasons",
+  "verification",
+  "promotion",
+  "rolledBack",
+] as const;
+
+/** `props` with the outcome at the top level, whichever layout it came in (a top-level field wins). */
+export function flatOutcome(props: Props): Props {
+  const carried = props[OUTCOME_KEY];
+  if (!(OUTCOME_KEY in props)) return props;
+  const { [OUTCOME_KEY]: _carried, ...rest } = props;
+  return isRecord(carried) ? { ...carried, ...rest } : rest;
+}
+
+/** `props` with the outcome under {@link OUTCOME_KEY}, as the dynamic resource's state keeps it. */
+export function foldedOutcome(props: Props): Props {
+  const flat = flatOutcome(props);
+  const outcome: Props = {};
+  const rest: Props = {};
+  for (const [k, v] of Object.entries(flat)) {
+    if ((OUTCOME_FIELDS as readonly string[]).includes(k)) outcome[k] = v;
+    else rest[k] = v;
+  }
+  return Object.keys(outcome).length === 0 ? rest : { ...rest, [OUTCOME_KEY]: outcome };
+}
+
+/** Every property map a handler takes, with both carried groups at the top level. */
+export function flatLayout(props: Props): Props {
+  return flatOutcome(flatDraft(props));
+}

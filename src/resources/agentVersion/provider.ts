@@ -38,7 +38,7 @@ import { parseProps } from "../../provider/state";
 import { containsUnknown, UNKNOWN } from "../../provider/unknowns";
 import { agentAsLastSeen, remember, workingVersion } from "../agent/provider";
 import { completedById } from "./byId";
-import { DRAFT_FIELDS, flatDraft, foldedDraft, withContentHash } from "./layout";
+import { DRAFT_FIELDS, flatDraft, flatOutcome, foldedDraft, foldedOutcome, withContentHash } from "./layout";
 import { PLAN_KEY, type Plan } from "./plan";
 import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from "./promote";
 import type { Promotion } from "./promoteArgs";
@@ -894,3 +894,37 @@ function withoutPlan(props: Props): Props {
 }
 
 export const agentVersionProvider: HandlerFactory = (ctx) => withDraftLayout(ctx, handlers(ctx));
+
+/**
+ * The handlers as the dynamic resource's state holds them: the outcome (how the version was
+ * chosen, its activation, verification, promotion, blocked reasons, a rollback since) under one
+ * output, `__outcome` (`layout.ts`), which the class registers instead of six properties. Every
+ * property map is read in either layout; the handlers, the plugin and the GitOps tools see the
+ * fields at the top level.
+ */
+function withOutcomeLayout(h: ReturnType<HandlerFactory>): ReturnType<HandlerFactory> {
+  const folded = <R extends { outs?: Props }>(r: R): R =>
+    r.outs ? { ...r, outs: foldedOutcome(r.outs) } : r;
+  return {
+    check: async (olds, news) => {
+      const r = await h.check(flatOutcome(olds), flatOutcome(news));
+      return r.inputs ? { ...r, inputs: foldedOutcome(r.inputs) } : r;
+    },
+    diff: (id, olds, news) => h.diff(id, flatOutcome(olds), flatOutcome(news)),
+    create: async (props) => folded(await h.create(flatOutcome(props))),
+    read: async (id, props) => {
+      const r = await h.read(id, flatOutcome(props));
+      return {
+        ...r,
+        ...(r.props ? { props: foldedOutcome(r.props) } : {}),
+        ...(r.inputs ? { inputs: foldedOutcome(r.inputs) } : {}),
+      };
+    },
+    update: async (id, olds, news) => folded(await h.update(id, flatOutcome(olds), flatOutcome(news))),
+    delete: (id, props) => h.delete(id, flatOutcome(props)),
+  };
+}
+
+/** The AgentVersion's provider side as the dynamic resource calls it (`registry.ts`). */
+export const agentVersionDynamicProvider: HandlerFactory = (ctx) =>
+  withOutcomeLayout(agentVersionProvider(ctx));
