@@ -131,10 +131,10 @@ describe("the first hour", () => {
         // catalogue's 10 s wait or the client's 120 s retry budget. Pulumi's start and the type
         // check of the program take most of it, and on a machine loaded by other tests they alone
         // can pass 8 s: then no longer than the slower of the two previews above (measured on the
-        // same machine moments before; the typo's does all but the request) and 3 s, still far
-        // below any wait that could be the catalogue's 10 s.
+        // same machine moments before; the typo's does all but the request) and 5 s, half the
+        // catalogue's 10 s wait (a fresh clone's CI run measured 3.5 s of such noise).
         const baseline = Math.max(previewTook, typoTook);
-        const bar = Math.max(8_000, baseline + 3_000);
+        const bar = Math.max(8_000, baseline + 5_000);
         expect(
           took,
           `${command.join(" ")}: ${took} ms (a working preview: ${previewTook} ms; the typo's: ${typoTook} ms)`,

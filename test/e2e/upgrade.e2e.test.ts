@@ -94,7 +94,20 @@ describe("upgrade from 0.1.0", () => {
     );
 
     await project.preview({ expectNoChanges: true });
+    // 0.1.0 kept the outcome at the top level of the AgentVersion's outputs; the refresh rewrites
+    // it under `__outcome`, showing no change.
+    const outcomeOf = async () => {
+      const state = JSON.parse((await project.pulumi(["stack", "export"])).stdout).deployment.resources.find(
+        (r: { type: string }) => r.type.endsWith("AgentVersion"),
+      ).outputs;
+      return { top: state.origin, outcome: state.__outcome };
+    };
+    expect(await outcomeOf()).toEqual({ top: "published", outcome: undefined });
     await project.refresh({ expectNoChanges: true });
+    expect(await outcomeOf()).toEqual({
+      top: undefined,
+      outcome: expect.objectContaining({ origin: "published", activation: "activate" }),
+    });
     await project.up();
     await project.preview({ expectNoChanges: true });
 
