@@ -13,6 +13,7 @@ import { describe, expect, test } from "vitest";
 import { Agent, AgentVersion, AnalysisGroup, KnowledgeBase, Widget } from "../dist";
 // The fields the AgentVersion takes from its Agent (a module that loads nothing).
 import { DRAFT_FIELDS, OUTCOME_FIELDS, OUTCOME_KEY } from "../dist/resources/agentVersion/layout";
+import { UNRECORDED } from "../dist/resources/promiseTraces";
 import { registrationSites } from "../dist/resources/registrationTrace";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -254,6 +255,43 @@ describe("registering a resource", () => {
     expect(await seen(partial.blockedReasons)).toEqual({ known: true, value: ["model retired"] });
     expect((await seen(partial.origin)).known).toBe(false);
     expect((await seen(partial.verification)).known).toBe(false);
+  });
+
+  test("Pulumi's promise traces are not formatted once a resource registers (unless PULUMI_DEBUG_PROMISE_LEAKS); every other trace is", async () => {
+    await mockResources();
+    const { debuggablePromise } = require("@pulumi/pulumi/runtime/debuggable") as {
+      debuggablePromise: <T>(p: Promise<T>, ctx: unknown) => Promise<T>;
+    };
+    /** The trace Pulumi records on a promise it makes (on the promise it is given). */
+    const recorded = (value: number) => {
+      const p = Promise.resolve(value);
+      debuggablePromise(p, "a property");
+      return (p as Promise<number> & { _debugStackTrace?: string })._debugStackTrace;
+    };
+    const previous = Error.prepareStackTrace;
+    let formatted = 0;
+    // The program's formatter (source-map-support's in a TypeScript program).
+    Error.prepareStackTrace = (err, frames) => {
+      formatted++;
+      return `${err}${frames.map((f) => `\n    at ${f}`).join("")}`;
+    };
+    try {
+      new Agent("traces", { name: "Traces", systemPrompt: "## Agent Purpose\nHelp." });
+      formatted = 0;
+      expect(recorded(1)).toBe(UNRECORDED);
+      expect(formatted).toBe(0);
+      // The program's own traces are its formatter's, whole.
+      const own = new Error("the program's").stack ?? "";
+      expect(formatted).toBe(1);
+      expect(own).toContain("program.test");
+      // Asked for, Pulumi's are recorded as before.
+      process.env.PULUMI_DEBUG_PROMISE_LEAKS = "true";
+      expect(recorded(2)).toContain("debuggablePromise");
+      expect(formatted).toBe(2);
+    } finally {
+      delete process.env.PULUMI_DEBUG_PROMISE_LEAKS;
+      Error.prepareStackTrace = previous;
+    }
   });
 
   test("an error thrown while registering keeps a stack that names the caller", async () => {

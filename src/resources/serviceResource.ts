@@ -14,7 +14,9 @@
  *   synchronous, so lowering `Error.stackTraceLimit` for its duration (as Pulumi itself raises it to
  *   record a resource's source position, which it still does here: it sets its own limit for
  *   that) removes the cost for these resources and nothing else. What is lost: the stack of a
- *   leaked property promise, whose message still names the resource and the property.
+ *   leaked property promise, whose message still names the resource and the property. The promises
+ *   Pulumi makes afterwards for these resources keep their frames but are not formatted
+ *   (`promiseTraces.ts`), unless `PULUMI_DEBUG_PROMISE_LEAKS` asks for them.
  *
  * And the stack Pulumi records for each resource (its source position and trace, written into the
  * state) starts at the program's line and ends where the program's module was run
@@ -22,6 +24,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { withProvider } from "../provider/providerResource";
+import { skipPromiseTraces } from "./promiseTraces";
 import { providerText } from "./providerText";
 import { traceRegistration } from "./registrationTrace";
 import type { ResourceKind } from "./registry";
@@ -35,6 +38,9 @@ export abstract class ServiceResource extends pulumi.CustomResource {
     props: pulumi.Inputs,
     opts: pulumi.CustomResourceOptions | undefined,
   ) {
+    // Pulumi's promises made after the registration (serializing the inputs, resolving the outputs)
+    // record no formatted trace either (`promiseTraces.ts`).
+    skipPromiseTraces();
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     const restoreFormatter = traceRegistration();
