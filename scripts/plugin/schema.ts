@@ -1,9 +1,10 @@
 /**
  * Generates the provider plugin's Pulumi package schema (`schema.json`) from the resources' public
  * input and output definitions: the `<Kind>Args` interfaces of `src/resources/<kind>/index.ts` and
- * the `declare readonly` outputs and public getters of each class, types and TSDoc alike, read with TypeScript's own
- * checker. Nothing is written twice: `test/plugin/schema.test.ts` fails when `schema.json` is stale,
- * and when its property names disagree with the zod definitions that validate the inputs.
+ * the `declare readonly` outputs and public getters of each class, types and TSDoc alike, read with
+ * TypeScript's own checker. Nothing is written twice: `test/plugin/schema.test.ts` fails when
+ * `schema.json` is stale, and when its property names disagree with the zod definitions that
+ * validate the inputs.
  *
  * Run: `npm run plugin:schema` (writes schema.json).
  */
@@ -236,7 +237,8 @@ export function generateSchema(): Schema {
       const p = instance.getProperty(n);
       const decl = p?.valueDeclaration;
       if (!decl || !(ts.isPropertyDeclaration(decl) || ts.isGetAccessorDeclaration(decl))) return true;
-      if (!ts.isClassLike(decl.parent) || decl.parent.name?.getText() !== r.name) return true; // inherited: urn, id
+      // Inherited (urn, id), or not a class member.
+      if (!ts.isClassLike(decl.parent) || decl.parent.name?.getText() !== r.name) return true;
       const mods = ts.getCombinedModifierFlags(decl);
       return (mods & ts.ModifierFlags.Private) !== 0 || (mods & ts.ModifierFlags.Protected) !== 0;
     });

@@ -72,8 +72,8 @@ export function parsePreview(value: unknown, command = "pulumi preview --json"):
 
 /**
  * A state's properties with the bookkeeping the engine does not display (under `__` names: the
- * AgentVersion's `__draft` and `__outcome`, the Agent's checked `__contentHash`) at the top level, where the report
- * reads it, whichever layout the state was written in.
+ * AgentVersion's `__draft` and `__outcome`, the Agent's checked `__contentHash`) at the top level,
+ * where the report reads it, whichever layout the state was written in.
  */
 function bookkeepingOnTop(props: Record<string, unknown>): Record<string, unknown> {
   const flat = flatLayout(props);

@@ -39,28 +39,36 @@ type Props = Record<string, unknown>;
 const isRecord = (v: unknown): v is Props => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
+ * `props` with the fields carried under `key` at the top level, `key` removed (a field at the top
+ * level beside it wins); `props` unchanged when `key` holds no record.
+ */
+function flatUnder(props: Props, key: string): Props {
+  const carried = props[key];
+  if (!isRecord(carried)) return props;
+  const { [key]: _carried, ...rest } = props;
+  return { ...carried, ...rest };
+}
+
+/** `props` with `fields` under `key` (no `key` when none of them is there). */
+function foldedUnder(props: Props, key: string, fields: readonly string[]): Props {
+  const carried: Props = {};
+  const rest: Props = {};
+  for (const [k, v] of Object.entries(flatUnder(props, key))) {
+    if (fields.includes(k)) carried[k] = v;
+    else rest[k] = v;
+  }
+  return Object.keys(carried).length === 0 ? rest : { ...rest, [key]: carried };
+}
+
+/**
  * `props` with the bookkeeping at the top level, whichever layout it came in; `__draft` removed (a
  * field at the top level beside it wins). The program registers it as one input too (a plain object
  * of the Agent's Outputs, each value known or unknown on its own: `index.ts`).
  */
-export function flatDraft(props: Props): Props {
-  const carried = props[DRAFT_KEY];
-  if (!isRecord(carried)) return props;
-  const { [DRAFT_KEY]: _carried, ...rest } = props;
-  return { ...carried, ...rest };
-}
+export const flatDraft = (props: Props): Props => flatUnder(props, DRAFT_KEY);
 
 /** `props` with the bookkeeping under {@link DRAFT_KEY}, as the checked inputs keep it. */
-export function foldedDraft(props: Props): Props {
-  const flat = flatDraft(props);
-  const draft: Props = {};
-  const rest: Props = {};
-  for (const [k, v] of Object.entries(flat)) {
-    if ((DRAFT_FIELDS as readonly string[]).includes(k)) draft[k] = v;
-    else rest[k] = v;
-  }
-  return Object.keys(draft).length === 0 ? rest : { ...rest, [DRAFT_KEY]: draft };
-}
+export const foldedDraft = (props: Props): Props => foldedUnder(props, DRAFT_KEY, DRAFT_FIELDS);
 
 /**
  * The inputs as the program sent them, with the one content hash the handlers read: the Agent's
@@ -101,24 +109,10 @@ export const OUTCOME_FIELDS = [
 ] as const;
 
 /** `props` with the outcome at the top level, whichever layout it came in (a top-level field wins). */
-export function flatOutcome(props: Props): Props {
-  const carried = props[OUTCOME_KEY];
-  if (!(OUTCOME_KEY in props)) return props;
-  const { [OUTCOME_KEY]: _carried, ...rest } = props;
-  return isRecord(carried) ? { ...carried, ...rest } : rest;
-}
+export const flatOutcome = (props: Props): Props => flatUnder(props, OUTCOME_KEY);
 
 /** `props` with the outcome under {@link OUTCOME_KEY}, as the dynamic resource's state keeps it. */
-export function foldedOutcome(props: Props): Props {
-  const flat = flatOutcome(props);
-  const outcome: Props = {};
-  const rest: Props = {};
-  for (const [k, v] of Object.entries(flat)) {
-    if ((OUTCOME_FIELDS as readonly string[]).includes(k)) outcome[k] = v;
-    else rest[k] = v;
-  }
-  return Object.keys(outcome).length === 0 ? rest : { ...rest, [OUTCOME_KEY]: outcome };
-}
+export const foldedOutcome = (props: Props): Props => foldedUnder(props, OUTCOME_KEY, OUTCOME_FIELDS);
 
 /** Every property map a handler takes, with both carried groups at the top level. */
 export function flatLayout(props: Props): Props {
