@@ -123,9 +123,8 @@ async function phase(run: string, name: string, emu: Emulator, teams: PulumiProj
   const log = (await requestLog(emu)).filter((r) => r.path.startsWith("/v1"));
   const refused = log.filter((r) => r.status === 429).length;
   const admitted = log.length - refused;
-  const byWatch = log.filter(
-    (r) => r.method === "GET" && (/\/activations/.test(r.path) || r.path.startsWith("/v1/calls")),
-  );
+  // The watch's requests, by the User-Agent `voice-agent-diff` sends.
+  const byWatch = log.filter((r) => r.user_agent?.includes("voice-agent-diff"));
   const watchRequests = byWatch.length;
   const watchRefused = byWatch.filter((r) => r.status === 429).length;
   const row: Row = {

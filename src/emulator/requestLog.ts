@@ -8,6 +8,8 @@ export interface LogEntry {
   status: number;
   request_id: string;
   workspace: string | null;
+  /** The request's `User-Agent` (which tool sent it: `voice-agent-diff`, the provider), or null. */
+  user_agent: string | null;
   dropped?: "reset" | "after_commit" | "held";
 }
 

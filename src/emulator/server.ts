@@ -153,6 +153,7 @@ async function handle(deps: ServerDeps, req: IncomingMessage, res: ServerRespons
       status,
       request_id: requestId,
       workspace,
+      user_agent: req.headers["user-agent"] ?? null,
       ...(dropped ? { dropped } : {}),
     });
 

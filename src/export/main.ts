@@ -152,7 +152,10 @@ export function main(argv: string[]): Promise<void> {
       return;
     }
     checkFolder(args.out, args.force);
-    const client = new VoiceAgentClient(await serviceConfig("the export", args.from));
+    const client = new VoiceAgentClient({
+      ...(await serviceConfig("the export", args.from)),
+      userAgent: "pulumi-voice-agent (voice-agent-export)",
+    });
     const snapshot = await readWorkspace(client, args.agents ? { agentIds: args.agents } : {});
     const plan = planExport(snapshot);
     const files = renderProject(plan, {

@@ -175,7 +175,7 @@ async function serviceClient(option: string, choice: StackChoice): Promise<Voice
     const message = (err as Error).message;
     throw message.startsWith(option) ? err : new Error(`${option}: ${message}`, { cause: err });
   }
-  return new VoiceAgentClient(config);
+  return new VoiceAgentClient({ ...config, userAgent: "pulumi-voice-agent (voice-agent-diff)" });
 }
 
 /** `--drift`: the drift report of a refresh preview on stdout; exit code 3 when something drifted. */
@@ -233,6 +233,8 @@ async function watch(
   let rolledBack = false;
   let nothingSafe = false;
   let last = 0;
+  // What earlier passes read of published versions (frozen): each read once per watch.
+  const attached = new Map<string, readonly string[]>();
   try {
     for (let pass = 0; ; pass++) {
       const text = pass === 0 || args.file === undefined ? first : read(args.file);
@@ -255,7 +257,7 @@ async function watch(
       const refresh = parsePreview(json, REFRESH_PREVIEW);
       assertSecretsHidden(refresh, source);
       assertRefresh(refresh);
-      const report = await watchPass(refresh, client, { dryRun: args["dry-run"] === true });
+      const report = await watchPass(refresh, client, { dryRun: args["dry-run"] === true, attached });
       process.stdout.write(renderWatch(report, args.title !== undefined ? { title: args.title } : {}));
       if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
       for (const r of report.results)

@@ -50,6 +50,7 @@ import {
   rolledBackWords,
 } from "../resources/agentVersion/rollback";
 import {
+  type AttachmentReads,
   DEFAULT_WATCH_CONFIDENCE,
   DEFAULT_WATCH_MIN_CALLS,
   DEFAULT_WATCH_ORIGINS,
@@ -165,6 +166,11 @@ export interface WatchOptions {
   now?: () => number;
   /** Items of the calls listing read at most. Default 50 000. */
   maxCalls?: number;
+  /**
+   * The analysis groups each published version attaches, as earlier passes read them (a published
+   * version is frozen): hand the same map to every pass of one watch, and each is read once.
+   */
+  attached?: Map<string, readonly string[]>;
 }
 
 /** A watched AgentVersion this stack put live, with its setting parsed. */
@@ -382,7 +388,13 @@ function reasonOf(rates: RateResult[]): string {
 }
 
 /** Judges one live watched version and acts on a `fail`. */
-async function judgeOne(c: VoiceAgentClient, l: Live, now: number, dryRun: boolean): Promise<WatchResult> {
+async function judgeOne(
+  c: VoiceAgentClient,
+  l: Live,
+  now: number,
+  dryRun: boolean,
+  reads: AttachmentReads,
+): Promise<WatchResult> {
   const judgement = judgeSample(l.sample, l.requirements, now);
   const s = l.sample;
   const base: WatchResult = {
@@ -417,7 +429,7 @@ async function judgeOne(c: VoiceAgentClient, l: Live, now: number, dryRun: boole
     "analysis" in r && (l.sample.tallies[tallyKey(r)]?.measured ?? 0) === 0 ? [r.analysis] : [],
   );
   const unattached =
-    judgement.verdict === "fail" ? [] : await unattachedGroups(c, l.agentId, l.version, unmeasured);
+    judgement.verdict === "fail" ? [] : await unattachedGroups(c, l.agentId, l.version, unmeasured, reads);
   if (unattached.length > 0)
     return {
       ...base,
@@ -554,6 +566,8 @@ export async function watchPass(
       });
     }),
   );
+  // The analysis library read at most once this pass; each published version's groups once a watch.
+  const reads: AttachmentReads = { attached: opts.attached ?? new Map() };
   let listing: Error | undefined;
   try {
     await sampleAll(c, live, opts.maxCalls ?? MAX_CALLS);
@@ -571,7 +585,7 @@ export async function watchPass(
       continue;
     }
     try {
-      results.push(await judgeOne(c, l, now, dryRun));
+      results.push(await judgeOne(c, l, now, dryRun, reads));
     } catch (err) {
       results.push({
         ...bare(l, "error", "not judged"),

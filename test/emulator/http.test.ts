@@ -432,9 +432,9 @@ describe("faults and the request log", () => {
     await setFaults(api.emu, {});
   });
 
-  it("logs /v1 requests with status, request id and workspace; DELETE clears", async () => {
+  it("logs /v1 requests with status, request id, workspace and user agent; DELETE clears", async () => {
     await clearRequestLog(api.emu);
-    const ok = await api.get("/v1/agents?limit=5");
+    const ok = await api.get("/v1/agents?limit=5", { "user-agent": "pulumi-voice-agent (voice-agent-diff)" });
     await request(`${api.emu.url}/v1/agents`, "GET");
     await other.get("/v1/models");
     const log: any[] = await requestLog(api.emu);
@@ -446,6 +446,7 @@ describe("faults and the request log", () => {
       status: 200,
       request_id: ok.headers.get("x-request-id"),
       workspace: "acme",
+      user_agent: "pulumi-voice-agent (voice-agent-diff)",
     });
     expect(log[1]).toMatchObject({ status: 401, workspace: null });
     expect(log[2]).toMatchObject({ status: 200, workspace: "globex" });

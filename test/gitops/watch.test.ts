@@ -191,6 +191,35 @@ describe("a pass", () => {
     expect((await client.agents.get(s.agentId)).live_version).toBe(1);
   });
 
+  test("many versions without evidence: the library read once a pass, each published version once a watch", async () => {
+    const stack = {
+      a: await deployed("Quiet A"),
+      b: await deployed("Quiet B"),
+      c: await deployed("Quiet C"),
+    };
+    const attached = new Map<string, readonly string[]>();
+    const reads = async () => {
+      const log = (await requestLog(emu)).filter((e) => e.method === "GET");
+      return {
+        library: log.filter((e) => e.path.startsWith("/v1/custom-analysis")).length,
+        versions: log.filter((e) => /^\/v1\/agents\/[^/?]+\?version=/.test(e.path)).length,
+      };
+    };
+    for (const pass of [1, 2]) {
+      await clearRequestLog(emu);
+      const report = await watchPass(refreshOf(stack), client, { attached });
+      // No call measured: inconclusive, the rate's group attached, so no "not measured" problem.
+      expect(report.results.map((r) => [r.outcome, r.problem])).toEqual(
+        Array.from({ length: 3 }, () => ["inconclusive", undefined]),
+      );
+      expect(await reads()).toEqual({ library: 1, versions: pass === 1 ? 3 : 0 });
+    }
+    // Without the map (a single pass, as before): every version read again.
+    await clearRequestLog(emu);
+    await watchPass(refreshOf(stack), client);
+    expect(await reads()).toEqual({ library: 1, versions: 3 });
+  });
+
   test("--dry-run says what it would do and changes nothing", async () => {
     const s = await deployed("Dry run");
     await traffic(s.agentId, 30, 20);

@@ -100,7 +100,11 @@ test("one pass with --dry-run and --json: exit 6, what it would do, nothing chan
     dryRun: true,
     results: [{ outcome: "would_roll_back", agentId, version: 1, previous: 0 }],
   });
-  expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
+  const log = await requestLog(emu);
+  expect(log.filter((e) => e.method !== "GET")).toEqual([]);
+  // The service (and the emulator's log) can tell the watch's requests from a deploy's.
+  expect(log.length).toBeGreaterThan(0);
+  expect(new Set(log.map((e) => e.user_agent))).toEqual(new Set(["pulumi-voice-agent (voice-agent-diff)"]));
   expect((await client.agents.get(agentId)).live_version).toBe(1);
 });
 

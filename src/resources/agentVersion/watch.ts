@@ -167,20 +167,46 @@ export async function watchAnalysisFailures(
 }
 
 /**
+ * What {@link unattachedGroups} read, kept by its caller so that a watch pass over many versions
+ * reads each thing once: the analysis library once per pass (a group may be renamed or removed
+ * between passes: a new `AttachmentReads` each pass), and the groups a published version attaches
+ * once per process (`attached`, keyed `agentId/version`: a published version is frozen, so the map
+ * may be handed from pass to pass). A read that failed is not kept.
+ */
+export interface AttachmentReads {
+  library?: Promise<AnalysisLibrary>;
+  attached: Map<string, readonly string[]>;
+}
+
+/**
  * The groups of `analyses` (`"Group/Name"`, rates that measured no call) that version `version` of
  * the agent does not attach: no call of it will ever carry them, so the watch says "not measured"
  * instead of waiting for ever. What preview could not tell (a group created alongside, an agent
- * created in the same deploy). Two reads: the version, and the analysis library.
+ * created in the same deploy). Two reads, the version and the analysis library, fewer with `reads`.
  */
 export async function unattachedGroups(
   c: VoiceAgentClient,
   agentId: string,
   version: number,
   analyses: readonly string[],
+  reads: AttachmentReads = { attached: new Map() },
 ): Promise<string[]> {
   if (analyses.length === 0) return [];
-  const [detail, library] = await Promise.all([c.agents.get(agentId, { version }), analysisLibrary(c)]);
-  const attached = detail.analysis_group_ids.flatMap((id) => library.groupNames.get(id) ?? []);
+  const key = `${agentId}/${version}`;
+  const known = reads.attached.get(key);
+  const ids = known
+    ? Promise.resolve(known)
+    : c.agents.get(agentId, { version }).then((detail) => {
+        // A draft may still change: only a published version's groups are kept.
+        if (detail.is_published) reads.attached.set(key, detail.analysis_group_ids);
+        return detail.analysis_group_ids;
+      });
+  const library = (reads.library ??= analysisLibrary(c));
+  library.catch(() => {
+    if (reads.library === library) delete reads.library;
+  });
+  const [groupIds, { groupNames }] = await Promise.all([ids, library]);
+  const attached = groupIds.flatMap((id) => groupNames.get(id) ?? []);
   const groups = analyses.map((a) => splitAnalysis(a, attached)?.group ?? a.slice(0, a.indexOf("/")));
   return [...new Set(groups.filter((g) => !attached.includes(g)))];
 }
