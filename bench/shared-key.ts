@@ -6,8 +6,9 @@
  *   changes every agent's prompt.
  * - 2: two such projects (two teams' stacks), each phase started at the same moment in both.
  * - 3: the same two, and meanwhile a third process, `voice-agent-diff --watch --every 10`, judging
- *   W watched live versions of the same workspace (one history read each and a listing of calls
- *   per pass).
+ *   W watched live versions of the same workspace (per pass: one history read each, a listing of
+ *   calls and, while no call measures a rate, the analysis library; each version's attached groups
+ *   once). Its requests are told by the User-Agent `voice-agent-diff` sends.
  *
  *   npx ts-node --transpile-only bench/shared-key.ts [--agents=150] [--processes=1,2,3] [--watched=10] [--every=10]
  *
