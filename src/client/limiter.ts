@@ -79,6 +79,14 @@ export const holdFor = (limit: number): number =>
   Math.min(Math.max(2, Math.ceil(limit / 100)), Math.floor(limit / 10));
 
 /**
+ * How old a standing may be while others share the key before it is asked again: the time the key's
+ * own pace (`limit` a window) takes to spend the hold ({@link holdFor}). Older, the others may have
+ * spent more than the hold absorbs.
+ */
+export const sharedStaleMs = (limit: number, windowMs: number): number =>
+  (windowMs * Math.max(1, holdFor(limit))) / limit;
+
+/**
  * How many processes share the key, as seen from this one: itself, and others assumed each as big
  * as itself (so never fewer than there are; a process with nothing in the window counts every
  * other request as a process).
@@ -115,6 +123,10 @@ export interface PaceRule {
  *   when the service sends no `X-RateLimit-*`);
  * - `one at a time when stale`: the last standing is a window old (everything it counted has left):
  *   one request at a time until an answer tells the standing again;
+ * - `one at a time when others may have spent it`: others share the key and the last standing is
+ *   older than the key's pace takes to spend the hold ({@link sharedStaleMs}: 600 ms at 300 a
+ *   minute): they may have spent what it said was free, so one request asks first (a watch pass
+ *   after its pause, a deploy woken after a hold) and its answer tells the rest whether they fit;
  * - `remaining`: never more requests unseen by the service than its `Remaining` (plus our slots freed
  *   since) allows, less the hold, counting as many unseen for every other process sharing the key
  *   and splitting what is left among them, so that several processes reading `Remaining` at
@@ -138,6 +150,17 @@ export const PACE_RULES: readonly PaceRule[] = [
     byLimit: false,
     holds: (v) =>
       v.heard && v.now >= v.heard.at + v.windowMs && v.inFlight > 0 ? Number.POSITIVE_INFINITY : undefined,
+  },
+  {
+    name: "one at a time when others may have spent it",
+    byLimit: false,
+    holds: (v) =>
+      v.heard &&
+      v.heard.others > 0 &&
+      v.now >= v.heard.at + sharedStaleMs(v.heard.limit, v.windowMs) &&
+      v.inFlight > 0
+        ? Number.POSITIVE_INFINITY
+        : undefined,
   },
   {
     name: "remaining",

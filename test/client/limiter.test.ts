@@ -87,17 +87,17 @@ describe("decidePace", () => {
     ],
     [
       "two processes read the same Remaining: each spends its share (10 left, 4 of ours unseen)",
-      { mine: 150, inFlight: 4, heard: heard({ remaining: 10, others: 140, unseen: 4 }) },
+      { now: 1_200, mine: 150, inFlight: 4, heard: heard({ remaining: 10, others: 140, unseen: 4 }) },
       ["remaining", 5_000],
     ],
     [
       "two processes: 2 of ours unseen and as many of the other's, of 10 left less the hold of 3: go",
-      { mine: 150, inFlight: 2, heard: heard({ remaining: 10, others: 140, unseen: 2 }) },
+      { now: 1_200, mine: 150, inFlight: 2, heard: heard({ remaining: 10, others: 140, unseen: 2 }) },
       true,
     ],
     [
       "two processes: 3 of ours unseen and as many of the other's would not fit in 10 less the hold of 3",
-      { mine: 150, inFlight: 3, heard: heard({ remaining: 10, others: 140, unseen: 3 }) },
+      { now: 1_200, mine: 150, inFlight: 3, heard: heard({ remaining: 10, others: 140, unseen: 3 }) },
       ["remaining", 5_000],
     ],
     [
@@ -127,8 +127,28 @@ describe("decidePace", () => {
     ],
     [
       "a light process sends one at a time when others fill the window",
-      { mine: 2, inFlight: 1, heard: heard({ remaining: holdFor(300), others: 292, unseen: 1 }) },
+      { now: 1_200, mine: 2, inFlight: 1, heard: heard({ remaining: holdFor(300), others: 292, unseen: 1 }) },
       ["remaining", 5_000],
+    ],
+    [
+      "others share the key and the standing is 1 s old (over the 600 ms the hold lasts at 300 a minute): one asks first",
+      { inFlight: 1, mine: 20, heard: heard({ remaining: 100, others: 100, unseen: 1 }) },
+      ["one at a time when others may have spent it", INF],
+    ],
+    [
+      "the same, nothing in flight: the request that asks goes",
+      { mine: 20, heard: heard({ remaining: 100, others: 100 }) },
+      true,
+    ],
+    [
+      "the same standing 500 ms old: still fresh, several go",
+      { now: 1_500, inFlight: 1, mine: 20, heard: heard({ remaining: 100, others: 100, unseen: 1 }) },
+      true,
+    ],
+    [
+      "alone on the key, a standing 1 s old: nobody else spends it, several go",
+      { inFlight: 1, mine: 20, heard: heard({ remaining: 100, unseen: 1 }) },
+      true,
     ],
     [
       "a standing a window old: one request at a time",
@@ -269,26 +289,40 @@ describe("several processes on one key (simulated clock, the service's size)", (
     concurrency: 1,
   };
 
-  test.each<[string, Proc[]]>([
+  test.each<[string, Proc[], number?]>([
     ["one process", [deploy("a", 1000)]],
     ["two processes", [deploy("a", 800), deploy("b", 800)]],
     ["two processes and a watch pass every 10 s", [deploy("a", 800), deploy("b", 800), watch]],
+    // As `voice-agent-diff --watch` reads 10 versions' histories: at once, on a standing 10 s old.
+    // Without asking first, 9 of them were answered 429 (0.5 %): one asks, the rest follow its answer.
+    [
+      "two processes and a watch pass of 10 reads at once every 10 s",
+      [
+        deploy("a", 800),
+        deploy("b", 800),
+        { ...watch, bursts: watch.bursts.map((b) => ({ ...b, requests: 10 })), concurrency: 10 },
+      ],
+      1,
+    ],
     [
       "a second process starting a window later",
       [deploy("a", 1000), { ...deploy("b", 600), bursts: [{ at: 70_000, requests: 600 }] }],
     ],
-  ])("%s: at most 1 %% answered 429, within 1.10 of the bound, nobody starves", async (_name, procs) => {
-    const out = await simulate(procs);
-    const bound = boundSeconds(out.admitted);
-    console.log(
-      `${_name}: ${out.admitted} admitted, ${out.refused} refused, ${out.seconds.toFixed(1)} s, bound ${bound} s`,
-      out.done,
-    );
-    expect(out.refused).toBeLessThanOrEqual(0.01 * (out.admitted + out.refused));
-    expect(out.seconds).toBeLessThanOrEqual(1.1 * bound);
-    // The watch's passes never wait more than a window.
-    if (out.done.watch) expect(out.done.watch.longestBurst).toBeLessThanOrEqual(W / 1000);
-  });
+  ])(
+    "%s: at most 1 %% answered 429, within 1.10 of the bound, nobody starves",
+    async (_name, procs, refusals) => {
+      const out = await simulate(procs);
+      const bound = boundSeconds(out.admitted);
+      console.log(
+        `${_name}: ${out.admitted} admitted, ${out.refused} refused, ${out.seconds.toFixed(1)} s, bound ${bound} s`,
+        out.done,
+      );
+      expect(out.refused).toBeLessThanOrEqual(refusals ?? 0.01 * (out.admitted + out.refused));
+      expect(out.seconds).toBeLessThanOrEqual(1.1 * bound);
+      // The watch's passes never wait more than a window.
+      if (out.done.watch) expect(out.done.watch.longestBurst).toBeLessThanOrEqual(W / 1000);
+    },
+  );
 
   // `pulumi up` of 500 changed agents alone on the key: the preview reads one listing per
   // AgentVersion, then the update patches each agent and publishes and activates its version, one
