@@ -79,11 +79,11 @@ export const holdFor = (limit: number): number =>
   Math.min(Math.max(2, Math.ceil(limit / 100)), Math.floor(limit / 10));
 
 /**
- * How old a standing may be while others share the key before it is asked again: the time the key's
- * own pace (`limit` a window) takes to spend the hold ({@link holdFor}). Older, the others may have
- * spent more than the hold absorbs.
+ * How old a standing may be before it is asked again: the time the key's own pace (`limit` a
+ * window) takes to spend the hold ({@link holdFor}). Older, others may have spent more than the
+ * hold absorbs.
  */
-export const sharedStaleMs = (limit: number, windowMs: number): number =>
+export const freshForMs = (limit: number, windowMs: number): number =>
   (windowMs * Math.max(1, holdFor(limit))) / limit;
 
 /**
@@ -121,12 +121,11 @@ export interface PaceRule {
  *   request at a time (a process starting beside others does not spend the key blind);
  * - `own pace`: at most `pace` of this process's requests in any window (today's count: all there is
  *   when the service sends no `X-RateLimit-*`);
- * - `one at a time when stale`: the last standing is a window old (everything it counted has left):
- *   one request at a time until an answer tells the standing again;
- * - `one at a time when others may have spent it`: others share the key and the last standing is
- *   older than the key's pace takes to spend the hold ({@link sharedStaleMs}: 600 ms at 300 a
- *   minute): they may have spent what it said was free, so one request asks first (a watch pass
- *   after its pause, a deploy woken after a hold) and its answer tells the rest whether they fit;
+ * - `one at a time on an old standing`: the last standing is older than the key's pace takes to
+ *   spend the hold ({@link freshForMs}: 600 ms at 300 a minute): another process (one sharing the
+ *   key, or one just started) may have spent what it said was free, so one request asks first (a
+ *   watch pass after its pause, a deploy woken after a hold) and its answer tells the rest whether
+ *   they fit;
  * - `remaining`: never more requests unseen by the service than its `Remaining` (plus our slots freed
  *   since) allows, less the hold, counting as many unseen for every other process sharing the key
  *   and splitting what is left among them, so that several processes reading `Remaining` at
@@ -146,19 +145,10 @@ export const PACE_RULES: readonly PaceRule[] = [
     holds: (v) => (v.mine >= v.pace ? v.nextOwnFree : undefined),
   },
   {
-    name: "one at a time when stale",
+    name: "one at a time on an old standing",
     byLimit: false,
     holds: (v) =>
-      v.heard && v.now >= v.heard.at + v.windowMs && v.inFlight > 0 ? Number.POSITIVE_INFINITY : undefined,
-  },
-  {
-    name: "one at a time when others may have spent it",
-    byLimit: false,
-    holds: (v) =>
-      v.heard &&
-      v.heard.others > 0 &&
-      v.now >= v.heard.at + sharedStaleMs(v.heard.limit, v.windowMs) &&
-      v.inFlight > 0
+      v.heard && v.now >= v.heard.at + freshForMs(v.heard.limit, v.windowMs) && v.inFlight > 0
         ? Number.POSITIVE_INFINITY
         : undefined,
   },

@@ -27,7 +27,7 @@ const heard = (over: Partial<Heard> = {}): Heard => ({
   ...over,
 });
 const view = (over: Partial<PaceView> = {}): PaceView => ({
-  now: 2_000,
+  now: 1_200,
   pace: 300,
   windowMs: W,
   mine: 0,
@@ -76,9 +76,14 @@ describe("decidePace", () => {
       true,
     ],
     [
-      "after Reset, but an answer is on its way: it will tell (or the standing goes a window old)",
+      "after Reset, but an answer is on its way: it will tell",
       { now: 4_000, mine: 40, inFlight: 1, heard: heard({ remaining: 0, resetAt: 4_000, unseen: 1 }) },
-      ["remaining", 1_000 + W],
+      ["one at a time on an old standing", INF],
+    ],
+    [
+      "Remaining 0, an answer on its way, the standing fresh: wait for Reset (or the answer)",
+      { now: 1_500, mine: 40, inFlight: 1, heard: heard({ remaining: 0, resetAt: 4_000, unseen: 1 }) },
+      ["remaining", 4_000],
     ],
     [
       "our own slots freed since the answer count as free",
@@ -87,17 +92,17 @@ describe("decidePace", () => {
     ],
     [
       "two processes read the same Remaining: each spends its share (10 left, 4 of ours unseen)",
-      { now: 1_200, mine: 150, inFlight: 4, heard: heard({ remaining: 10, others: 140, unseen: 4 }) },
+      { mine: 150, inFlight: 4, heard: heard({ remaining: 10, others: 140, unseen: 4 }) },
       ["remaining", 5_000],
     ],
     [
       "two processes: 2 of ours unseen and as many of the other's, of 10 left less the hold of 3: go",
-      { now: 1_200, mine: 150, inFlight: 2, heard: heard({ remaining: 10, others: 140, unseen: 2 }) },
+      { mine: 150, inFlight: 2, heard: heard({ remaining: 10, others: 140, unseen: 2 }) },
       true,
     ],
     [
       "two processes: 3 of ours unseen and as many of the other's would not fit in 10 less the hold of 3",
-      { now: 1_200, mine: 150, inFlight: 3, heard: heard({ remaining: 10, others: 140, unseen: 3 }) },
+      { mine: 150, inFlight: 3, heard: heard({ remaining: 10, others: 140, unseen: 3 }) },
       ["remaining", 5_000],
     ],
     [
@@ -127,17 +132,22 @@ describe("decidePace", () => {
     ],
     [
       "a light process sends one at a time when others fill the window",
-      { now: 1_200, mine: 2, inFlight: 1, heard: heard({ remaining: holdFor(300), others: 292, unseen: 1 }) },
+      { mine: 2, inFlight: 1, heard: heard({ remaining: holdFor(300), others: 292, unseen: 1 }) },
       ["remaining", 5_000],
     ],
     [
-      "others share the key and the standing is 1 s old (over the 600 ms the hold lasts at 300 a minute): one asks first",
-      { inFlight: 1, mine: 20, heard: heard({ remaining: 100, others: 100, unseen: 1 }) },
-      ["one at a time when others may have spent it", INF],
+      "a standing 1 s old (over the 600 ms the hold lasts at 300 a minute), one in flight: it asks first",
+      { now: 2_000, inFlight: 1, mine: 20, heard: heard({ remaining: 100, others: 100, unseen: 1 }) },
+      ["one at a time on an old standing", INF],
+    ],
+    [
+      "alone on the key when last heard, the same: another process may have started since",
+      { now: 2_000, inFlight: 1, mine: 20, heard: heard({ remaining: 100, unseen: 1 }) },
+      ["one at a time on an old standing", INF],
     ],
     [
       "the same, nothing in flight: the request that asks goes",
-      { mine: 20, heard: heard({ remaining: 100, others: 100 }) },
+      { now: 2_000, mine: 20, heard: heard({ remaining: 100, others: 100 }) },
       true,
     ],
     [
@@ -146,14 +156,9 @@ describe("decidePace", () => {
       true,
     ],
     [
-      "alone on the key, a standing 1 s old: nobody else spends it, several go",
-      { inFlight: 1, mine: 20, heard: heard({ remaining: 100, unseen: 1 }) },
-      true,
-    ],
-    [
       "a standing a window old: one request at a time",
       { now: 1_000 + W, inFlight: 1, mine: 1, heard: heard({ remaining: 0, unseen: 1 }) },
-      ["one at a time when stale", INF],
+      ["one at a time on an old standing", INF],
     ],
     [
       "a standing a window old, nothing in flight: go",
