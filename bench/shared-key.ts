@@ -168,7 +168,12 @@ async function main(): Promise<void> {
         }
         rows.push(await phase(run, "change every agent", emu, teams));
       } finally {
-        watch?.kill("SIGTERM");
+        // SIGTERM ends the watch after its pass in progress: wait for it, before the emulator goes.
+        if (watch && watch.exitCode === null) {
+          const exited = new Promise((resolve) => watch.once("exit", resolve));
+          watch.kill("SIGTERM");
+          await exited;
+        }
       }
     }
     console.log(`\n${started} to ${new Date().toISOString()}, ${LIMIT} requests a minute per key.\n`);
