@@ -169,10 +169,12 @@ async function main(): Promise<void> {
         rows.push(await phase(run, "change every agent", emu, teams));
       } finally {
         // SIGTERM ends the watch after its pass in progress: wait for it, before the emulator goes.
-        if (watch && watch.exitCode === null) {
+        if (watch && watch.exitCode === null && watch.signalCode === null) {
           const exited = new Promise((resolve) => watch.once("exit", resolve));
           watch.kill("SIGTERM");
+          const late = setTimeout(() => watch.kill("SIGKILL"), 60_000);
           await exited;
+          clearTimeout(late);
         }
       }
     }

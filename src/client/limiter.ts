@@ -61,6 +61,10 @@ export interface PaceView {
   heard: Heard | undefined;
   /** Whether an answer without `X-RateLimit-*` came (the service may send none). */
   bare: boolean;
+  /** Whether the newest answer came without `X-RateLimit-*` (asking again would tell nothing). */
+  lastBare: boolean;
+  /** When the newest of this process's requests in flight was sent (-Infinity: none in flight). */
+  newestSentAt: number;
 }
 
 /** Go now, or wait until `until` (+Infinity: until an answer or a release says more). */
@@ -80,8 +84,8 @@ export const holdFor = (limit: number): number =>
 
 /**
  * How old a standing may be before it is asked again: the time the key's own pace (`limit` a
- * window) takes to spend the hold ({@link holdFor}). Older, others may have spent more than the
- * hold absorbs.
+ * window) takes to spend the hold ({@link holdFor}), or one slot where the limit keeps no hold (12 s
+ * at 5 a minute). Older, others may have spent more than the hold absorbs.
  */
 export const freshForMs = (limit: number, windowMs: number): number =>
   (windowMs * Math.max(1, holdFor(limit))) / limit;
@@ -124,8 +128,9 @@ export interface PaceRule {
  * - `one at a time on an old standing`: the last standing is older than the key's pace takes to
  *   spend the hold ({@link freshForMs}: 600 ms at 300 a minute): another process (one sharing the
  *   key, or one just started) may have spent what it said was free, so one request asks first (a
- *   watch pass after its pause, a deploy woken after a hold) and its answer tells the rest whether
- *   they fit;
+ *   watch pass after its pause, a deploy woken after a hold) and the rest wait for its answer, or
+ *   for as long again if it is slow (then another asks): a request in flight since before the
+ *   standing grew old (a slow listing) holds nobody. Not when the newest answer carried no standing;
  * - `remaining`: never more requests unseen by the service than its `Remaining` (plus our slots freed
  *   since) allows, less the hold, counting as many unseen for every other process sharing the key
  *   and splitting what is left among them, so that several processes reading `Remaining` at
@@ -147,10 +152,15 @@ export const PACE_RULES: readonly PaceRule[] = [
   {
     name: "one at a time on an old standing",
     byLimit: false,
-    holds: (v) =>
-      v.heard && v.now >= v.heard.at + freshForMs(v.heard.limit, v.windowMs) && v.inFlight > 0
-        ? Number.POSITIVE_INFINITY
-        : undefined,
+    holds: (v) => {
+      const h = v.heard;
+      if (!h || v.inFlight === 0 || v.lastBare) return undefined;
+      const fresh = freshForMs(h.limit, v.windowMs);
+      if (v.now < h.at + fresh) return undefined;
+      // A request asking is out (sent on the old standing): wait for its answer, or until it is as old.
+      const asking = v.newestSentAt >= h.at + fresh;
+      return asking && v.now < v.newestSentAt + fresh ? v.newestSentAt + fresh : undefined;
+    },
   },
   {
     name: "remaining",
@@ -230,6 +240,7 @@ export class MovingWindowLimiter {
   private timer: NodeJS.Timeout | undefined;
   private heard: (Heard & { seq: number }) | undefined;
   private bare = false;
+  private lastBare = false;
   /** When the service last answered a request of this key (see {@link noteAnswer}). */
   private lastAnswer = Number.NEGATIVE_INFINITY;
   /** When waiters held by the pacing were last let go (the end of such a hold). */
@@ -321,7 +332,16 @@ export class MovingWindowLimiter {
       pausedUntil: this.pausedUntil,
       heard: this.heard,
       bare: this.bare,
+      lastBare: this.lastBare,
+      newestSentAt: this.newestSentAt(),
     };
+  }
+
+  /** When the newest request in flight was sent (`flying` keeps the order of sending). */
+  private newestSentAt(): number {
+    let newest = Number.NEGATIVE_INFINITY;
+    for (const sentAt of this.flying.values()) newest = sentAt;
+    return newest;
   }
 
   /**
@@ -379,6 +399,7 @@ export class MovingWindowLimiter {
         // The newest answer tells the standing; an answer without one leaves the request unseen.
         if (answer?.standing) this.hear(answer.standing, slot);
         else if (answer) this.bare = true;
+        if (answer) this.lastBare = answer.standing === undefined;
         this.pump();
       },
     };

@@ -36,6 +36,8 @@ const view = (over: Partial<PaceView> = {}): PaceView => ({
   pausedUntil: Number.NEGATIVE_INFINITY,
   heard: undefined,
   bare: false,
+  lastBare: false,
+  newestSentAt: Number.NEGATIVE_INFINITY,
   ...over,
 });
 const INF = Number.POSITIVE_INFINITY;
@@ -76,9 +78,15 @@ describe("decidePace", () => {
       true,
     ],
     [
-      "after Reset, but an answer is on its way: it will tell",
-      { now: 4_000, mine: 40, inFlight: 1, heard: heard({ remaining: 0, resetAt: 4_000, unseen: 1 }) },
-      ["one at a time on an old standing", INF],
+      "after Reset, but an answer to an ask is on its way: it will tell",
+      {
+        now: 4_000,
+        mine: 40,
+        inFlight: 1,
+        newestSentAt: 3_900,
+        heard: heard({ remaining: 0, resetAt: 4_000, unseen: 1 }),
+      },
+      ["one at a time on an old standing", 4_500],
     ],
     [
       "Remaining 0, an answer on its way, the standing fresh: wait for Reset (or the answer)",
@@ -136,14 +144,25 @@ describe("decidePace", () => {
       ["remaining", 5_000],
     ],
     [
-      "a standing 1 s old (over the 600 ms the hold lasts at 300 a minute), one in flight: it asks first",
-      { now: 2_000, inFlight: 1, mine: 20, heard: heard({ remaining: 100, others: 100, unseen: 1 }) },
-      ["one at a time on an old standing", INF],
+      "a standing 1 s old (over the 600 ms the hold lasts at 300 a minute), an ask out: wait for its answer, or as long again",
+      {
+        now: 2_000,
+        inFlight: 1,
+        newestSentAt: 1_700,
+        mine: 20,
+        heard: heard({ remaining: 100, others: 100, unseen: 1 }),
+      },
+      ["one at a time on an old standing", 2_300],
     ],
     [
       "alone on the key when last heard, the same: another process may have started since",
-      { now: 2_000, inFlight: 1, mine: 20, heard: heard({ remaining: 100, unseen: 1 }) },
-      ["one at a time on an old standing", INF],
+      { now: 2_000, inFlight: 1, newestSentAt: 1_700, mine: 20, heard: heard({ remaining: 100, unseen: 1 }) },
+      ["one at a time on an old standing", 2_300],
+    ],
+    [
+      "exactly 600 ms old: old",
+      { now: 1_600, inFlight: 1, newestSentAt: 1_600, mine: 20, heard: heard({ remaining: 100, unseen: 1 }) },
+      ["one at a time on an old standing", 2_200],
     ],
     [
       "the same, nothing in flight: the request that asks goes",
@@ -151,14 +170,72 @@ describe("decidePace", () => {
       true,
     ],
     [
+      "only a request sent while the standing was fresh is out (a slow listing): it holds nobody, this one asks",
+      {
+        now: 2_000,
+        inFlight: 1,
+        newestSentAt: 1_100,
+        mine: 20,
+        heard: heard({ remaining: 100, others: 100, unseen: 1 }),
+      },
+      true,
+    ],
+    [
+      "the ask is as old as the standing was (a slow answer): another asks",
+      {
+        now: 2_300,
+        inFlight: 1,
+        newestSentAt: 1_700,
+        mine: 20,
+        heard: heard({ remaining: 100, others: 100, unseen: 1 }),
+      },
+      true,
+    ],
+    [
+      "the newest answer carried no standing (a 503, a proxy): asking would tell nothing, the rest go",
+      {
+        now: 2_000,
+        inFlight: 1,
+        newestSentAt: 1_700,
+        lastBare: true,
+        mine: 20,
+        heard: heard({ remaining: 100, unseen: 1 }),
+      },
+      true,
+    ],
+    [
       "the same standing 500 ms old: still fresh, several go",
-      { now: 1_500, inFlight: 1, mine: 20, heard: heard({ remaining: 100, others: 100, unseen: 1 }) },
+      {
+        now: 1_500,
+        inFlight: 1,
+        newestSentAt: 1_500,
+        mine: 20,
+        heard: heard({ remaining: 100, others: 100, unseen: 1 }),
+      },
+      true,
+    ],
+    [
+      "a limit that keeps no hold (5 a minute): a standing is fresh for one slot's time, 12 s",
+      {
+        now: 12_000,
+        pace: 5,
+        inFlight: 1,
+        newestSentAt: 11_900,
+        mine: 1,
+        heard: heard({ limit: 5, remaining: 4, resetAt: 20_000, unseen: 1 }),
+      },
       true,
     ],
     [
       "a standing a window old: one request at a time",
-      { now: 1_000 + W, inFlight: 1, mine: 1, heard: heard({ remaining: 0, unseen: 1 }) },
-      ["one at a time on an old standing", INF],
+      {
+        now: 1_000 + W,
+        inFlight: 1,
+        newestSentAt: 900 + W,
+        mine: 1,
+        heard: heard({ remaining: 0, unseen: 1 }),
+      },
+      ["one at a time on an old standing", 1_500 + W],
     ],
     [
       "a standing a window old, nothing in flight: go",
@@ -371,6 +448,50 @@ describe("several processes on one key (simulated clock, the service's size)", (
       `one process, a preview then chains: ${(seconds / boundSeconds(admitted)).toFixed(2)} of the bound`,
     );
     expect(seconds / boundSeconds(admitted)).toBeLessThanOrEqual(1.02);
+  });
+
+  // A slow service (answers 0.3 to 1 s each way, the engine 0.7 s between requests, so every
+  // standing is older than 600 ms) and one request that hangs 20 s (a big listing): the other
+  // worker asks and goes on; it never waits for the slow request's answer.
+  test("a slow answer holds nobody: the other worker goes on while one request hangs 20 s", async () => {
+    const server = new RateLimiter(300, W);
+    const lim = new MovingWindowLimiter(300, W);
+    const r = mulberry32(3);
+    const leg = () => 300 + 700 * r();
+    const one = async (legMs: number) => {
+      const permit = await lim.acquire();
+      await new Promise((res) => setTimeout(res, legMs));
+      const d = server.hit("key", Date.now()) as NonNullable<ReturnType<RateLimiter["hit"]>>;
+      await new Promise((res) => setTimeout(res, legMs));
+      permit.release({
+        standing: { limit: d.limit, remaining: d.remaining, resetMs: d.resetSeconds * 1000 },
+        refused: !d.allowed,
+      });
+    };
+    let slowDone = false;
+    let during = 0;
+    let finished = false;
+    void (async () => {
+      await one(leg());
+      await Promise.all([
+        one(10_000).then(() => {
+          slowDone = true;
+        }),
+        (async () => {
+          for (let i = 0; i < 30; i++) {
+            // The engine's own work between two requests: the standing is 0.7 s old at each.
+            await new Promise((res) => setTimeout(res, 700));
+            await one(leg());
+            if (!slowDone) during++;
+          }
+        })(),
+      ]);
+    })().then(() => {
+      finished = true;
+    });
+    while (!finished) await vi.advanceTimersByTimeAsync(50);
+    // About 2 s a request: some 10 answered in the 20 s the slow one took, not 0 or 1.
+    expect(during).toBeGreaterThanOrEqual(8);
   });
 
   // The size of test/reliability/two-pipelines (100 a minute, the stacks' pace too) on a loaded

@@ -174,7 +174,9 @@ export async function watchAnalysisFailures(
  * may be handed from pass to pass). A read that failed is not kept.
  */
 export interface AttachmentReads {
+  /** The analysis library as this pass read it (set by the first version that needs it). */
   library?: Promise<AnalysisLibrary>;
+  /** Published versions' attached analysis group ids, keyed `agentId/version`. */
   attached: Map<string, readonly string[]>;
 }
 
@@ -201,7 +203,8 @@ export async function unattachedGroups(
         if (detail.is_published) reads.attached.set(key, detail.analysis_group_ids);
         return detail.analysis_group_ids;
       });
-  const library = (reads.library ??= analysisLibrary(c));
+  if (!reads.library) reads.library = analysisLibrary(c);
+  const library = reads.library;
   library.catch(() => {
     if (reads.library === library) delete reads.library;
   });
