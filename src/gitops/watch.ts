@@ -42,6 +42,7 @@ import {
   type Verdict,
   windowStart,
 } from "../evidence";
+import { forgetListedNames } from "../resources/agent/names";
 import {
   deployHistory,
   offAirByRollback,
@@ -50,7 +51,6 @@ import {
   rolledBackWords,
 } from "../resources/agentVersion/rollback";
 import {
-  type AttachmentReads,
   DEFAULT_WATCH_CONFIDENCE,
   DEFAULT_WATCH_MIN_CALLS,
   DEFAULT_WATCH_ORIGINS,
@@ -393,7 +393,7 @@ async function judgeOne(
   l: Live,
   now: number,
   dryRun: boolean,
-  reads: AttachmentReads,
+  attached: Map<string, readonly string[]>,
 ): Promise<WatchResult> {
   const judgement = judgeSample(l.sample, l.requirements, now);
   const s = l.sample;
@@ -429,7 +429,7 @@ async function judgeOne(
     "analysis" in r && (l.sample.tallies[tallyKey(r)]?.measured ?? 0) === 0 ? [r.analysis] : [],
   );
   const unattached =
-    judgement.verdict === "fail" ? [] : await unattachedGroups(c, l.agentId, l.version, unmeasured, reads);
+    judgement.verdict === "fail" ? [] : await unattachedGroups(c, l.agentId, l.version, unmeasured, attached);
   if (unattached.length > 0)
     return {
       ...base,
@@ -566,8 +566,10 @@ export async function watchPass(
       });
     }),
   );
-  // The analysis library read at most once this pass; each published version's groups once a watch.
-  const reads: AttachmentReads = { attached: opts.attached ?? new Map() };
+  // The groups' names read afresh once this pass (a group may be renamed between passes); each
+  // published version's groups once a watch.
+  forgetListedNames();
+  const attached = opts.attached ?? new Map<string, readonly string[]>();
   let listing: Error | undefined;
   try {
     await sampleAll(c, live, opts.maxCalls ?? MAX_CALLS);
@@ -585,7 +587,7 @@ export async function watchPass(
       continue;
     }
     try {
-      results.push(await judgeOne(c, l, now, dryRun, reads));
+      results.push(await judgeOne(c, l, now, dryRun, attached));
     } catch (err) {
       results.push({
         ...bare(l, "error", "not judged"),

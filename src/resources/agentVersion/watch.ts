@@ -14,6 +14,7 @@ import { editDistance } from "../../provider/managed";
 import { isPlainObject } from "../../provider/normalize";
 import { dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
 import { parseWith } from "../../spec/issues";
+import { namesOf } from "../agent/names";
 import { mayBeDeclared } from "../analysisGroup/declared";
 import { type AnalysisLibrary, analysisLibrary, FinishedStatus, shapeOf, valueProblem } from "./values";
 
@@ -167,51 +168,33 @@ export async function watchAnalysisFailures(
 }
 
 /**
- * What {@link unattachedGroups} read, kept by its caller so that a watch pass over many versions
- * reads each thing once: the analysis library once per pass (a group may be renamed or removed
- * between passes: a new `AttachmentReads` each pass), and the groups a published version attaches
- * once per process (`attached`, keyed `agentId/version`: a published version is frozen, so the map
- * may be handed from pass to pass). A read that failed is not kept.
- */
-export interface AttachmentReads {
-  /** The analysis library as this pass read it (set by the first version that needs it). */
-  library?: Promise<AnalysisLibrary>;
-  /** Published versions' attached analysis group ids, keyed `agentId/version`. */
-  attached: Map<string, readonly string[]>;
-}
-
-/**
  * The groups of `analyses` (`"Group/Name"`, rates that measured no call) that version `version` of
  * the agent does not attach: no call of it will ever carry them, so the watch says "not measured"
  * instead of waiting for ever. What preview could not tell (a group created alongside, an agent
- * created in the same deploy). Two reads, the version and the analysis library, fewer with `reads`.
+ * created in the same deploy). Reads the version, and the groups' names from the process's shared
+ * listing (`../agent/names.ts`). `attached` keeps a published version's group ids, keyed
+ * `agentId/version`: a published version is frozen, so the map may be handed from pass to pass of
+ * a watch, and each version is read once.
  */
 export async function unattachedGroups(
   c: VoiceAgentClient,
   agentId: string,
   version: number,
   analyses: readonly string[],
-  reads: AttachmentReads = { attached: new Map() },
+  attached: Map<string, readonly string[]> = new Map(),
 ): Promise<string[]> {
   if (analyses.length === 0) return [];
   const key = `${agentId}/${version}`;
-  const known = reads.attached.get(key);
-  const ids = known
-    ? Promise.resolve(known)
-    : c.agents.get(agentId, { version }).then((detail) => {
-        // A draft may still change: only a published version's groups are kept.
-        if (detail.is_published) reads.attached.set(key, detail.analysis_group_ids);
-        return detail.analysis_group_ids;
-      });
-  if (!reads.library) reads.library = analysisLibrary(c);
-  const library = reads.library;
-  library.catch(() => {
-    if (reads.library === library) delete reads.library;
-  });
-  const [groupIds, { groupNames }] = await Promise.all([ids, library]);
-  const attached = groupIds.flatMap((id) => groupNames.get(id) ?? []);
-  const groups = analyses.map((a) => splitAnalysis(a, attached)?.group ?? a.slice(0, a.indexOf("/")));
-  return [...new Set(groups.filter((g) => !attached.includes(g)))];
+  let ids = attached.get(key);
+  if (!ids) {
+    const detail = await c.agents.get(agentId, { version });
+    ids = detail.analysis_group_ids;
+    // A draft may still change: only a published version's groups are kept.
+    if (detail.is_published) attached.set(key, ids);
+  }
+  const names = Object.values((await namesOf(c, { knowledgeBases: [], analysisGroups: ids })).analysisGroups);
+  const groups = analyses.map((a) => splitAnalysis(a, names)?.group ?? a.slice(0, a.indexOf("/")));
+  return [...new Set(groups.filter((g) => !names.includes(g)))];
 }
 
 /** The `watch` input as the state records it, parsed; a message naming the field when it is not valid. */
