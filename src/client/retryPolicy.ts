@@ -40,9 +40,19 @@ export function backoffMs(retry: number, random: () => number = Math.random): nu
 }
 
 /**
+ * How long a 429 holds: the larger of `Retry-After` and a backoff plus a second. A `Retry-After` of
+ * 0 (or a date already past, which `parseRetryAfter` reads as no hint) never makes the wait shorter
+ * than the backoff: a server answering 429 at once would otherwise be asked again at once, and one
+ * read would spend the key's whole window for every process on it.
+ */
+export function rateLimitWaitMs(retryAfterMs: number | undefined, backoff: number): number {
+  return Math.max(retryAfterMs ?? 0, backoff + 1000);
+}
+
+/**
  * The decision:
- * - a 429 was refused before processing: always safe to repeat, after `Retry-After` (or a backoff
- *   plus a second);
+ * - a 429 was refused before processing: always safe to repeat, after the larger of `Retry-After`
+ *   and a backoff plus a second (`rateLimitWaitMs`);
  * - a 5xx may have committed: repeated only when the request is idempotent, after the larger of
  *   `Retry-After` and a backoff;
  * - a connection failure is repeated when it is retryable and either the request is idempotent
@@ -59,7 +69,7 @@ export function decideRetry(outcome: AttemptOutcome, state: RetryState): RetryDe
     }
     waitMs = backoff;
   } else if (outcome.status === 429) {
-    waitMs = outcome.retryAfterMs ?? backoff + 1000;
+    waitMs = rateLimitWaitMs(outcome.retryAfterMs, backoff);
   } else if (outcome.status >= 500) {
     if (state.mode !== "idempotent")
       return { retry: false, reason: "may have committed, and the request is not idempotent" };

@@ -25,7 +25,7 @@ import {
 import { type MovingWindowLimiter, sharedLimiter, standingOf } from "./limiter";
 import { logAttempt } from "./log";
 import { redactString } from "./redact";
-import { type AttemptOutcome, backoffMs, decideRetry } from "./retryPolicy";
+import { type AttemptOutcome, backoffMs, decideRetry, rateLimitWaitMs } from "./retryPolicy";
 
 /** HTTP methods the API uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -107,7 +107,10 @@ export function normalizeBaseUrl(url: URL): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
-/** Parse `Retry-After` (delta seconds or an HTTP date) into milliseconds. */
+/**
+ * Parse `Retry-After` (delta seconds or an HTTP date) into milliseconds. A date already past is no
+ * hint (undefined): it says nothing of when the window has room.
+ */
 export function parseRetryAfter(
   value: string | string[] | undefined,
   nowMs = Date.now(),
@@ -117,7 +120,7 @@ export function parseRetryAfter(
   const secs = Number(v);
   if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
   const at = Date.parse(v);
-  return Number.isFinite(at) ? Math.max(0, at - nowMs) : undefined;
+  return Number.isFinite(at) && at > nowMs ? at - nowMs : undefined;
 }
 
 const header = (h: Record<string, string | string[] | undefined>, name: string): string | undefined => {
@@ -345,7 +348,7 @@ export async function send(
     const retryAfterMs = parseRetryAfter(resHeaders["retry-after"]);
     // Refused before processing: hold every client of this key until the server's window has room.
     if (status === 429)
-      limiter.pauseUntil(performance.now() + (retryAfterMs ?? backoffMs(retryOfThisRequest) + 1000));
+      limiter.pauseUntil(performance.now() + rateLimitWaitMs(retryAfterMs, backoffMs(retryOfThisRequest)));
     if (status >= 500) op.ambiguous = true;
     if (await mayRetry({ kind: "status", status, retryAfterMs }, retryOfThisRequest)) {
       retryOfThisRequest++;

@@ -25,6 +25,9 @@ describe("decideRetry", () => {
   test.each<[string, AttemptOutcome, Partial<RetryState>, boolean | number]>([
     ["429 waits Retry-After, even for an unsafe request", status(429, 7_000), { mode: "unsafe" }, 7_000],
     ["429 without Retry-After: backoff plus a second", status(429), {}, 1_100],
+    ["429 with Retry-After: 0 waits the backoff plus a second, not 0", status(429, 0), {}, 1_100],
+    ["429 with a short Retry-After: the longer backoff wins", status(429, 500), { attempt: 2 }, 1_400],
+    ["429 with Retry-After: 0, no jitter: still a second", status(429, 0), { random: () => 0 }, 1_000],
     ["503 of an idempotent request: the larger of Retry-After and backoff", status(503, 50), {}, 100],
     ["503 with a long Retry-After", status(503, 3_000), {}, 3_000],
     ["503 of an unsafe request is final: it may have committed", status(503), { mode: "unsafe" }, false],

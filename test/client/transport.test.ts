@@ -5,7 +5,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ConnectionError, ResponseShapeError, ServiceError, VoiceAgentClient } from "../../src/client";
+import {
+  ConnectionError,
+  RateLimitError,
+  ResponseShapeError,
+  ServiceError,
+  VoiceAgentClient,
+} from "../../src/client";
 import { closeDispatchers, send } from "../../src/client/transport";
 
 const KEY = "va_test_transport_secret_42";
@@ -130,6 +136,36 @@ describe("transport", () => {
     // HTTP dates have 1 s resolution: the wait is between ~0.5 and 1.5 s.
     expect(performance.now() - t0).toBeGreaterThan(400);
   });
+
+  it("a 429 with Retry-After: 0, or a date already past, still waits the backoff: no storm", async () => {
+    // A server that answers every request 429 at once, with a hint that says "now" (or earlier):
+    // over 20 s of retry budget one read asks at most 30 times (the storm was 300 in under 3 s).
+    const forms = ["0", new Date(Date.now() - 60_000).toUTCString()];
+    const counts = await Promise.all(
+      forms.map(async (retryAfter, f) => {
+        const base = cfg({ retryBudgetMs: 20_000 });
+        let asked = 0;
+        const prev = handler;
+        const path = `/v1/agents/storm${f}`;
+        handler = (q, res, i) => {
+          if (q.url?.endsWith(path)) {
+            asked++;
+            json(res, 429, { code: "rate_limited", message: "slow down" }, { "retry-after": retryAfter });
+          } else prev(q, res, i);
+        };
+        const t0 = performance.now();
+        const err = await send(base, { method: "GET", path, retry: "idempotent" }).catch((e) => e);
+        expect(err).toBeInstanceOf(RateLimitError);
+        expect(err.status).toBe(429);
+        return { asked, seconds: (performance.now() - t0) / 1000 };
+      }),
+    );
+    for (const { asked, seconds } of counts) {
+      expect(seconds).toBeLessThanOrEqual(21);
+      expect(asked).toBeGreaterThan(1);
+      expect(asked).toBeLessThanOrEqual(30);
+    }
+  }, 60_000);
 
   it("times out an attempt, retries it, and gives up at the budget with a ConnectionError", async () => {
     handler = (_q, res) => setTimeout(() => json(res, 200, {}), 400);

@@ -215,6 +215,12 @@ describe("backoff and Retry-After", () => {
     expect(parseRetryAfter(undefined)).toBeUndefined();
     expect(parseRetryAfter("soon")).toBeUndefined();
   });
+
+  it("reads a date already past as no hint, and 0 as 0", () => {
+    expect(parseRetryAfter(new Date(1_000).toUTCString(), 4_000)).toBeUndefined();
+    expect(parseRetryAfter(new Date(4_000).toUTCString(), 4_000)).toBeUndefined();
+    expect(parseRetryAfter("0")).toBe(0);
+  });
 });
 
 describe("MovingWindowLimiter", () => {
