@@ -16,7 +16,14 @@
  */
 
 import { mulberry32 } from "../src/emulator/faults";
-import { addCall, emptySample, judgeSample, type Requirement } from "../src/evidence";
+import {
+  addCall,
+  emptySample,
+  judgeSample,
+  type Requirement,
+  windowConfidence,
+  windowOf,
+} from "../src/evidence";
 import { watchRequirements } from "../src/resources/agentVersion/watch";
 
 const ANALYSIS = "Default Analysis/User Sentiment";
@@ -35,6 +42,10 @@ export interface Simulation {
   share: number;
   /** The judge before (Wilson's interval at every look) instead of the confidence sequence. */
   fixedInterval?: boolean;
+  /** `watch.windowMinutes`: judged as the watch judges it (back-to-back windows, the budget split). */
+  windowMinutes?: number;
+  /** The sliding window of before (the last N minutes at the whole confidence), for comparison. */
+  sliding?: boolean;
   seed?: number;
 }
 
@@ -54,22 +65,56 @@ export function requirementsFor(bound: number, fixedInterval = false): Requireme
 
 /** Runs `s.days` simulated days (see the file header). */
 export function simulate(s: Simulation): Outcome {
-  const requirements = requirementsFor(s.bound, s.fixedInterval);
-  const scope = { agentId: "a", version: 1, origins: ["inbound"], since: "2026-01-01T00:00:00.000Z" };
+  const base = requirementsFor(s.bound, s.fixedInterval);
+  const scope = {
+    agentId: "a",
+    version: 1,
+    origins: ["inbound"],
+    since: "2026-01-01T00:00:00.000Z",
+    ...(s.windowMinutes !== undefined ? { lastMinutes: s.windowMinutes } : {}),
+  };
   const since = Date.parse(scope.since);
+  const width = (s.windowMinutes ?? 0) * 60_000;
   const out: Outcome = { days: s.days, rolledBack: 0, minutesToRollback: [] };
   for (let day = 0; day < s.days; day++) {
     const draw = mulberry32((s.seed ?? 1) * 1_000_003 + day);
-    const sample = emptySample(scope, requirements, scope.since);
+    let current = 0;
+    let requirements = base;
+    let sample = emptySample(scope, requirements, scope.since);
+    // The sliding window of before drops each minute's calls as they fall out of it.
+    const held: { created: number; negative: number }[] = [];
     for (let minute = 1; minute <= s.minutes; minute++) {
-      // The calls begun in the minute before this one have ended and been analysed.
-      if (minute >= 2)
-        for (let i = 0; i < s.perMinute; i++)
-          addCall(sample, requirements, {
-            status: "completed",
-            custom_analysis: draw() < s.share ? NEGATIVE : NEUTRAL,
-          });
-      if (judgeSample(sample, requirements, since + minute * 60_000).verdict === "fail") {
+      const now = since + minute * 60_000;
+      // The window this pass judges and its confidence, as src/gitops/watch.ts takes them.
+      const window = s.sliding ? { start: now - width, index: 1 } : windowOf(scope, now);
+      if (window.index !== current) {
+        current = window.index;
+        requirements =
+          s.windowMinutes === undefined || s.sliding
+            ? base
+            : base.map((r) => ({ ...r, confidence: windowConfidence(0.95, window.index) }));
+        sample = emptySample(scope, requirements, new Date(now).toISOString());
+      }
+      // The calls begun in the minute before this one (created mid-minute) have ended and been analysed.
+      if (minute >= 2) {
+        const created = now - 90_000;
+        let negative = 0;
+        for (let i = 0; i < s.perMinute; i++) {
+          const bad = draw() < s.share;
+          if (bad) negative++;
+          if (window.start === undefined || created >= window.start)
+            addCall(sample, requirements, { status: "completed", custom_analysis: bad ? NEGATIVE : NEUTRAL });
+        }
+        if (s.sliding) held.push({ created, negative });
+      }
+      const tally = Object.values(sample.tallies)[0];
+      while (s.sliding && tally && held.length && (held[0]?.created ?? now) < (window.start ?? 0)) {
+        const gone = held.shift() as { negative: number };
+        tally.measured -= s.perMinute;
+        tally.matching -= gone.negative;
+        sample.analysed -= s.perMinute;
+      }
+      if (judgeSample(sample, requirements, now).verdict === "fail") {
         out.rolledBack += 1;
         out.minutesToRollback.push(minute);
         break;
@@ -97,13 +142,21 @@ function main(): void {
   console.log(
     `${days} simulated days, ${perMinute} calls a minute, one pass a minute, atMost ${bound}, confidence 0.95`,
   );
-  for (const fixedInterval of [false, true]) {
+  const runs: { name: string; over: Partial<Simulation> }[] = [
+    { name: "now: the confidence sequence", over: {} },
+    { name: "before: Wilson's 95% interval at every pass", over: { fixedInterval: true } },
+    ...[60, 240].flatMap((w) => [
+      { name: `windowMinutes ${w}, now: back-to-back windows, the budget split`, over: { windowMinutes: w } },
+      {
+        name: `windowMinutes ${w}, before: a sliding window at the whole budget`,
+        over: { windowMinutes: w, sliding: true },
+      },
+    ]),
+  ];
+  for (const { name, over } of runs) {
     const started = Date.now();
-    const even = simulate({ ...day, share: bound, fixedInterval });
-    const bad = simulate({ ...day, share: 2 * bound, fixedInterval });
-    const name = fixedInterval
-      ? "before: Wilson's 95% interval at every pass"
-      : "now: the confidence sequence";
+    const even = simulate({ ...day, ...over, share: bound });
+    const bad = simulate({ ...day, ...over, share: 2 * bound });
     console.log(
       `${name}: true share = bound: rolled back in ${even.rolledBack} of ${days} days (${((100 * even.rolledBack) / days).toFixed(1)} %); ` +
         `true share = 2 x bound: rolled back in ${bad.rolledBack} of ${days} days, median ${median(bad.minutesToRollback)} min ` +

@@ -95,3 +95,16 @@ export function confidenceSequence(k: number, n: number, confidence: number): { 
   };
   return { low: edge(0, share, "above"), high: edge(1, share, "below") };
 }
+
+/**
+ * The confidence the `index`-th window (1, 2, ...) of a watch is judged at, so that over every window
+ * of every day the chance of a `fail` for a version at its bound stays at most `1 - confidence`:
+ * window `i` spends `(1 - confidence) / (i (i + 1))` of the error budget, and these add up to the
+ * whole budget (a union bound over windows; each window's confidence sequence holds over every look
+ * within it). The first window is judged at `1 - (1 - confidence) / 2`, the 24th of a day of hourly
+ * windows at `1 - (1 - confidence) / 600`.
+ */
+export function windowConfidence(confidence: number, index: number): number {
+  const i = Math.max(1, Math.floor(index));
+  return 1 - (1 - confidence) / (i * (i + 1));
+}

@@ -53,7 +53,7 @@ export function watchPlan(step: PreviewStep): string {
   const window =
     watch.windowMinutes === undefined
       ? "since it went live"
-      : `of the last ${shown(watch.windowMinutes)} minutes`;
+      : `of the current ${shown(watch.windowMinutes)}-minute window (back to back from go-live, the confidence split across windows)`;
   const minCalls = watch.minCalls === undefined ? String(DEFAULT_WATCH_MIN_CALLS) : shown(watch.minCalls);
   const confidence = watch.confidence === undefined ? pct(DEFAULT_WATCH_CONFIDENCE) : pct(watch.confidence);
   return (

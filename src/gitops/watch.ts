@@ -6,9 +6,10 @@
  * For each AgentVersion of the stack with `watch` that this stack put live (the state says `live`
  * and `isLive`, no `rolledBack`) and that the deploy history shows live now:
  *
- * 1. its calls since the deploy-history row that put it live (only the last `windowMinutes` when
- *    set), of `origins` (default `widget`, `batch`, `inbound`: not the tests' `api`, `dashboard`,
- *    `demo`), are tallied by `src/evidence` (one listing of the workspace's calls per pass, shared
+ * 1. its calls since the deploy-history row that put it live (with `windowMinutes`, only the
+ *    current one of back-to-back windows of that length from go-live, each judged at its share of
+ *    the error budget: `windowConfidence`), of `origins` (default `widget`, `batch`, `inbound`: not
+ *    the tests' `api`, `dashboard`, `demo`), are tallied by `src/evidence` (one listing of the workspace's calls per pass, shared
  *    by every watched version: {@link sampleAll});
  * 2. each rate is judged by the confidence sequence at `confidence` (valid over every pass:
  *    `src/evidence/sequential.ts`), over at least `minCalls` measured calls (`judgeSample`,
@@ -40,7 +41,8 @@ import {
   shareInterval,
   tallyKey,
   type Verdict,
-  windowStart,
+  windowConfidence,
+  windowOf,
 } from "../evidence";
 import { forgetListedNames } from "../resources/agent/names";
 import {
@@ -557,12 +559,20 @@ export async function watchPass(
         since: row.at,
         ...(w.watch.windowMinutes !== undefined ? { lastMinutes: w.watch.windowMinutes } : {}),
       };
+      // Windows (`windowMinutes`) are back to back from go-live, each judged at its share of the
+      // error budget (`windowConfidence`), so the promise holds over every window of every pass.
+      const window = windowOf(scope, now);
+      const windowed = w.watch.windowMinutes !== undefined;
+      const confidence = windowed ? windowConfidence(w.confidence, window.index) : w.confidence;
+      const requirements = windowed ? w.requirements.map((r) => ({ ...r, confidence })) : w.requirements;
       live.push({
         ...w,
+        confidence,
+        requirements,
         row,
         scope,
-        start: windowStart(scope, now),
-        sample: emptySample(scope, w.requirements, new Date(now).toISOString()),
+        start: window.start,
+        sample: emptySample(scope, requirements, new Date(now).toISOString()),
       });
     }),
   );

@@ -7,7 +7,15 @@
  */
 import { describe, expect, test } from "vitest";
 import { requirementsFor, simulate } from "../../bench/watch-false-rollback";
-import { addCall, confidenceSequence, emptySample, judgeSample, sequentialVerdict } from "../../src/evidence";
+import {
+  addCall,
+  confidenceSequence,
+  emptySample,
+  judgeSample,
+  sequentialVerdict,
+  windowConfidence,
+  windowOf,
+} from "../../src/evidence";
 
 describe("the watch's confidence sequence", () => {
   test("a true share at the bound: rolled back in at most 5% of 100 two-hour days at one pass a minute", () => {
@@ -19,6 +27,40 @@ describe("the watch's confidence sequence", () => {
     const bad = simulate({ days: 50, minutes: 30, perMinute: 30, bound: 0.2, share: 0.4, seed: 7 });
     expect(bad.rolledBack).toBe(50);
     expect(Math.max(...bad.minutesToRollback)).toBeLessThanOrEqual(10);
+  });
+
+  test("windowMinutes: back-to-back windows with the budget split hold the promise; a sliding window did not", () => {
+    const day = { days: 100, minutes: 120, perMinute: 30, bound: 0.2, seed: 7, windowMinutes: 10 };
+    const even = simulate({ ...day, share: 0.2 });
+    expect(even.rolledBack).toBeLessThanOrEqual(5);
+    // The judge of before (the last 10 minutes at the whole 95 % every pass) broke it on these days.
+    expect(simulate({ ...day, share: 0.2, sliding: true }).rolledBack).toBeGreaterThan(5);
+    const bad = simulate({ ...day, days: 50, minutes: 30, share: 0.4 });
+    expect(bad.rolledBack).toBe(50);
+    expect(Math.max(...bad.minutesToRollback)).toBeLessThanOrEqual(10);
+  }, 60_000);
+
+  test("the windows: back to back from go-live, each at its share of the error budget", () => {
+    const scope = { agentId: "a", version: 1, origins: ["inbound"], since: "2026-01-01T00:00:00.000Z" };
+    const go = Date.parse(scope.since);
+    expect(windowOf(scope, go + 3_600_000)).toEqual({ start: go, index: 1 });
+    expect(windowOf({ ...scope, lastMinutes: 60 }, go + 59 * 60_000)).toEqual({ start: go, index: 1 });
+    expect(windowOf({ ...scope, lastMinutes: 60 }, go + 150 * 60_000)).toEqual({
+      start: go + 120 * 60_000,
+      index: 3,
+    });
+    // Without a go-live to anchor to: the last N minutes, one look.
+    expect(windowOf({ ...scope, since: null, lastMinutes: 5 }, go)).toEqual({
+      start: go - 300_000,
+      index: 1,
+    });
+    expect(windowConfidence(0.95, 1)).toBeCloseTo(0.975, 10);
+    expect(windowConfidence(0.95, 24)).toBeCloseTo(1 - 0.05 / 600, 10);
+    // Spent over every window, the budget adds up to at most the whole.
+    let spent = 0;
+    for (let i = 1; i <= 100_000; i++) spent += 1 - windowConfidence(0.95, i);
+    expect(spent).toBeLessThanOrEqual(0.05);
+    expect(spent).toBeGreaterThan(0.0499);
   });
 
   test("the watch's requirements are judged by it; the report's interval agrees with the verdict", () => {

@@ -22,7 +22,7 @@ describe("watch bounds", () => {
     const md = renderReport(preview);
     expect(md).toContain(
       "Watched after go-live: `voice-agent-diff --watch` judges the calls of widget, batch, inbound " +
-        "of the last `60` minutes and puts the version live before it back live when, over at least 20 measured calls, " +
+        "of the current `60`-minute window (back to back from go-live, the confidence split across windows) and puts the version live before it back live when, over at least 20 measured calls, " +
         'a bound is exceeded at 95% confidence: `Default Analysis/User Sentiment` = `"negative"` at most 20%; ' +
         "status `failed` or `no_answer` at most 5%.",
     );

@@ -6523,7 +6523,9 @@ type Watch struct {
 	Origins []string `pulumi:"origins"`
 	// The bounds; at least one.
 	Rates []interface{} `pulumi:"rates"`
-	// Judge only the calls of the last this many minutes. Default: every call since the version went live.
+	// Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+	// time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+	// over every window. Default: every call since the version went live.
 	WindowMinutes *float64 `pulumi:"windowMinutes"`
 }
 
@@ -6552,7 +6554,9 @@ type WatchArgs struct {
 	Origins pulumi.StringArrayInput `pulumi:"origins"`
 	// The bounds; at least one.
 	Rates pulumi.ArrayInput `pulumi:"rates"`
-	// Judge only the calls of the last this many minutes. Default: every call since the version went live.
+	// Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+	// time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+	// over every window. Default: every call since the version went live.
 	WindowMinutes pulumi.Float64PtrInput `pulumi:"windowMinutes"`
 }
 
@@ -6658,7 +6662,9 @@ func (o WatchOutput) Rates() pulumi.ArrayOutput {
 	return o.ApplyT(func(v Watch) []interface{} { return v.Rates }).(pulumi.ArrayOutput)
 }
 
-// Judge only the calls of the last this many minutes. Default: every call since the version went live.
+// Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+// time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+// over every window. Default: every call since the version went live.
 func (o WatchOutput) WindowMinutes() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Watch) *float64 { return v.WindowMinutes }).(pulumi.Float64PtrOutput)
 }
@@ -6729,7 +6735,9 @@ func (o WatchPtrOutput) Rates() pulumi.ArrayOutput {
 	}).(pulumi.ArrayOutput)
 }
 
-// Judge only the calls of the last this many minutes. Default: every call since the version went live.
+// Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+// time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+// over every window. Default: every call since the version went live.
 func (o WatchPtrOutput) WindowMinutes() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Watch) *float64 {
 		if v == nil {

@@ -2588,7 +2588,9 @@ class WatchArgsDict(TypedDict):
     """
     window_minutes: NotRequired[pulumi.Input[Optional[_builtins.float]]]
     """
-    Judge only the calls of the last this many minutes. Default: every call since the version went live.
+    Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+    time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+    over every window. Default: every call since the version went live.
     """
 
 @pulumi.input_type
@@ -2610,7 +2612,9 @@ class WatchArgs:
                1 - confidence, however long it is watched. Default 0.95.
         :param pulumi.Input[_builtins.float] min_calls: Calls measured before any verdict (fewer is inconclusive: nothing is done). Default 20.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] origins: The call origins judged. Default: `widget`, `batch`, `inbound` (not `api`, `dashboard`, `demo`: tests).
-        :param pulumi.Input[_builtins.float] window_minutes: Judge only the calls of the last this many minutes. Default: every call since the version went live.
+        :param pulumi.Input[_builtins.float] window_minutes: Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+               time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+               over every window. Default: every call since the version went live.
         """
         pulumi.set(__self__, "rates", rates)
         if confidence is not None:
@@ -2676,7 +2680,9 @@ class WatchArgs:
     @pulumi.getter(name="windowMinutes")
     def window_minutes(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        Judge only the calls of the last this many minutes. Default: every call since the version went live.
+        Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+        time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+        over every window. Default: every call since the version went live.
         """
         return pulumi.get(self, "window_minutes")
 

@@ -2938,7 +2938,9 @@ class Watch(dict):
                1 - confidence, however long it is watched. Default 0.95.
         :param _builtins.float min_calls: Calls measured before any verdict (fewer is inconclusive: nothing is done). Default 20.
         :param Sequence[_builtins.str] origins: The call origins judged. Default: `widget`, `batch`, `inbound` (not `api`, `dashboard`, `demo`: tests).
-        :param _builtins.float window_minutes: Judge only the calls of the last this many minutes. Default: every call since the version went live.
+        :param _builtins.float window_minutes: Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+               time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+               over every window. Default: every call since the version went live.
         """
         pulumi.set(__self__, "rates", rates)
         if confidence is not None:
@@ -2988,7 +2990,9 @@ class Watch(dict):
     @pulumi.getter(name="windowMinutes")
     def window_minutes(self) -> Optional[_builtins.float]:
         """
-        Judge only the calls of the last this many minutes. Default: every call since the version went live.
+        Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+        time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+        over every window. Default: every call since the version went live.
         """
         return pulumi.get(self, "window_minutes")
 

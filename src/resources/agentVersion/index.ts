@@ -115,7 +115,11 @@ export interface WatchArgs {
   rates: pulumi.Input<pulumi.Input<WatchAnalysisRateArgs | WatchStatusRateArgs>[]>;
   /** Calls measured before any verdict (fewer is inconclusive: nothing is done). Default 20. */
   minCalls?: pulumi.Input<number>;
-  /** Judge only the calls of the last this many minutes. Default: every call since the version went live. */
+  /**
+   * Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
+   * time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
+   * over every window. Default: every call since the version went live.
+   */
   windowMinutes?: pulumi.Input<number>;
   /** The call origins judged. Default: `widget`, `batch`, `inbound` (not `api`, `dashboard`, `demo`: tests). */
   origins?: pulumi.Input<pulumi.Input<string>[]>;
