@@ -11,6 +11,7 @@
 import { writeFileSync } from "node:fs";
 import * as path from "node:path";
 import * as ts from "typescript";
+import { PROVIDER_INPUTS, RESOURCE_INPUTS, SECRET_OUTPUTS } from "../../src/resources/inputSpecs";
 
 const ROOT = path.resolve(__dirname, "../..");
 const PKG = "voice-agent";
@@ -30,9 +31,6 @@ const LOOKUPS_FILE = "src/resources/catalogueLookups.ts";
 
 /** A function's result: Pulumi's functions return an object, so a list is its `items`, a map its `providers`. */
 export const RESULT_KEYS = { list: "items", map: "providers" } as const;
-
-/** Values Pulumi keeps secret wherever it holds them (resource.property or type.property). */
-const SECRETS = new Set(["Widget.publicKey", "Promote.apiKey"]);
 
 /** Inputs only the TypeScript face has (it runs no program-side step in other languages). */
 const TS_ONLY = new Set<string>([]);
@@ -197,7 +195,6 @@ export function generateSchema(): Schema {
       const spec: Spec = { ...specOf(pt, `${owner}${pascal(name)}`) };
       const doc = docOf(p);
       if (doc) spec.description = doc;
-      if (SECRETS.has(`${owner}.${name}`)) spec.secret = true;
       properties[name] = spec;
       // An output is always there when its declared type holds no `null` or `undefined`.
       const nullable = (pt.isUnion() ? pt.types : [pt]).some(
@@ -254,6 +251,35 @@ export function generateSchema(): Schema {
     };
   }
 
+  // Values Pulumi keeps secret wherever it holds them, from the one definition (`inputSpecs.ts`): an
+  // input secret whole, or a property of its type (`promote`'s `apiKey`), and outputs.
+  const typeOfRef = (spec: Spec | undefined): Spec | undefined =>
+    typeof spec?.$ref === "string" ? types[spec.$ref.replace("#/types/", "")] : undefined;
+  for (const [name, inputs] of Object.entries(RESOURCE_INPUTS)) {
+    const resource = resources[TOKEN(name)] as { inputProperties: Record<string, Spec> } | undefined;
+    if (!resource) throw new Error(`schema: inputSpecs.ts names no resource ${name}`);
+    for (const [arg, { secret }] of Object.entries(inputs)) {
+      const input = resource.inputProperties[arg];
+      if (!input) throw new Error(`schema: ${name} has no input ${arg}`);
+      if (secret === true) input.secret = true;
+      for (const p of secret === true ? [] : (secret ?? [])) {
+        let spec: Spec | undefined = input;
+        for (const step of p.split(".")) {
+          spec = (typeOfRef(spec)?.properties as Record<string, Spec> | undefined)?.[step];
+        }
+        if (!spec) throw new Error(`schema: ${name}.${arg} has no ${p}`);
+        spec.secret = true;
+      }
+    }
+  }
+  for (const [name, outputs] of Object.entries(SECRET_OUTPUTS)) {
+    for (const k of outputs) {
+      const spec = (resources[TOKEN(name)]?.properties as Record<string, Spec> | undefined)?.[k];
+      if (!spec) throw new Error(`schema: ${name} has no output ${k}`);
+      spec.secret = true;
+    }
+  }
+
   const functions: Record<string, Spec> = {};
   {
     const source = program.getSourceFile(path.join(ROOT, LOOKUPS_FILE));
@@ -296,7 +322,7 @@ export function generateSchema(): Schema {
   };
   const apiKey = {
     type: "string",
-    secret: true,
+    secret: PROVIDER_INPUTS.apiKey.secret,
     description:
       "The workspace's API key (a secret). Falls back to the `VOICE_AGENT_API_KEY` environment variable.",
   };

@@ -18,8 +18,9 @@
  * - a widget whose public key was rotated outside Pulumi (its `publicKeyPrefix` changed);
  * - an AgentVersion this stack put live that is no longer live (a rollback by the watch or in the
  *   dashboard, an activation, a deactivation): what is live now, the deploy-history rows that did
- *   it (when, which action) and, when the watch did it, why. It is reported at every run, after a
- *   refresh recorded it too (`rolledBack`), until the program changes: no deploy puts it back.
+ *   it (when, which action) and, when the watch did it, why. It is reported until a deploy records
+ *   it (`rolledBack.recorded`; a refresh alone does not), as `pulumi refresh` shows it until then;
+ *   no deploy puts it back.
  *
  * A resource that cannot be read (the service fails, the state is unreadable) does not stop the
  * others: the report names it and says it is incomplete ({@link INCOMPLETE_EXIT}). Credentials the
@@ -259,9 +260,10 @@ async function liveDrift(
   client: VoiceAgentClient,
 ): Promise<LiveDrift | undefined> {
   const { agentId, version } = recorded;
-  // Taken off air since the last refresh (recorded live), or recorded by it (`rolledBack`).
-  const off = read.rolledBack as { reason?: unknown } | undefined;
-  if (read.isLive !== false || (recorded.isLive !== true && off === undefined)) return undefined;
+  // Taken off air since the last refresh (recorded live), or seen by a refresh and not yet recorded
+  // by a deploy (`rolledBack.recorded` false); once an `up` recorded it, it is no longer news.
+  const off = read.rolledBack as { reason?: unknown; recorded?: unknown } | undefined;
+  if (read.isLive !== false || (recorded.isLive !== true && off?.recorded !== false)) return undefined;
   if (typeof agentId !== "string" || typeof version !== "number") return undefined;
   const rows = await rowsSince(client, agentId, version);
   const reason = typeof off?.reason === "string" ? { reason: off.reason } : {};

@@ -12,6 +12,7 @@ import { declaredConfig, observedConfig } from "../resources/agent/projection";
 import type { AgentVersionArgs } from "../resources/agentVersion";
 import { reuseCandidates } from "../resources/agentVersion/reuse";
 import type { AnalysisGroupArgs } from "../resources/analysisGroup";
+import { inputDefault, maskedSecrets, renamedInputs } from "../resources/inputSpecs";
 import type { KnowledgeBaseArgs } from "../resources/knowledgeBase";
 import type { WidgetArgs } from "../resources/widget";
 import { rolledBackSection, watchPlan } from "./afterLive";
@@ -62,10 +63,8 @@ const ARGUMENTS: Record<string, Readonly<Record<string, string>>> = {
   ),
   AgentVersion: argumentsOf<AgentVersionArgs>()(
     "agent agentId label notes live version verify promote watch reinstate",
-    {
-      agent: "agentId",
-      version: "pinnedVersion",
-    },
+    // The engine's names (`inputSpecs.ts`): `agent` reaches it as `agentId`, `version` as `pinnedVersion`.
+    renamedInputs("AgentVersion"),
   ),
   Widget: argumentsOf<WidgetArgs>()(
     "agentId name allowedOrigins enabledModes theme defaultVariables status rotateKeyTrigger rotateKeyOnCreate",
@@ -79,8 +78,16 @@ const INTERNAL_REASONS: Record<string, Record<string, string>> = {
   AgentVersion: { contentHash: "the agent's configuration" },
 };
 
-/** The program's arguments among `inputs`, under the names the program gives them. */
+/**
+ * The program's arguments among `inputs`, under the names the program gives them; a value the
+ * resource keeps secret whatever was given (`inputSpecs.ts`: staging's key) is `[secret]`, as the
+ * preview shows a secret, even from a state that holds it plain (written before it was kept secret).
+ */
 export function userInputs(type: string, inputs: Record<string, unknown>): Record<string, unknown> {
+  return maskedSecrets(type, namedInputs(type, inputs), "[secret]");
+}
+
+function namedInputs(type: string, inputs: Record<string, unknown>): Record<string, unknown> {
   const args = ARGUMENTS[type];
   if (!args) return Object.fromEntries(Object.entries(inputs).filter(([k]) => k !== "__provider"));
   const out: Record<string, unknown> = {};
@@ -297,7 +304,8 @@ function versionPlan(
   const inputs = step.newState?.inputs ?? {};
   const old = step.oldState?.outputs ?? {};
   const oldVersion = num(old.version);
-  const live = inputs.live !== false;
+  // A state written by a release that sent no `live` goes live, as the provider reads it.
+  const live = (inputs.live ?? inputDefault("AgentVersion", "live")) !== false;
   const replacing = oldVersion !== undefined ? ` (replacing live version ${oldVersion})` : "";
   if (step.op === "delete")
     return "The stack stops tracking this version; it stays published in the service's history.\n";

@@ -17,19 +17,23 @@
  *    above, `inconclusive` otherwise (too few calls, no values; a rate no call measured on a group
  *    the version does not attach is reported "not measured", exit 5);
  * 3. a `fail` puts back live the newest version that was live before it, is published, not blocked,
- *    and was not itself taken off air by a rollback (the watch's or a person's: `offAirByRollback`),
- *    so a version known to be bad never answers callers again. None: the pointer stays, the result
- *    is `failing` ("nothing safe to return to", with what a person should do) and the exit code 7.
+ *    and is not off air by our own record (`offAirBy`, whatever label the service gave the row that
+ *    took it off air): the watch judged it failing (its line in the notes of the version it put
+ *    live), a `rollback` took it off air, or the stack recorded it taken off air while it had it
+ *    live (an AgentVersion's `offAir` or `rolledBack`), so a version known to be bad never answers
+ *    callers again. None: the pointer stays, the result is `failing` ("nothing safe to return
+ *    to", with what a person should do) and the exit code 7.
  *    The history is read again right before the activation, and a row written since (a deploy)
  *    wins: nothing is done, and it is reported. After the activation, its row must have taken the
  *    judged version off air; if a deploy slipped in between, that is reported and no notes are
  *    written. Why is written into the notes of the version put back live (`rollback.ts`), where the
- *    next refresh (`rolledBack`), the drift alarm and a person in the dashboard read it.
+ *    next refresh (`rolledBack`), the drift alarm and a person in the dashboard read it; the write
+ *    is a compare-and-set (`If-Match`), read again and merged when a person edited them meanwhile.
  *
  * It never places a call, and touches nothing else. `--dry-run` says what it would do.
  */
 
-import { type ActivationRowT, ApiError, type VoiceAgentClient } from "../client";
+import { type ActivationRowT, ApiError, REVISION_CONFLICT, type VoiceAgentClient } from "../client";
 import {
   addCall,
   type CallSample,
@@ -46,8 +50,11 @@ import {
 } from "../evidence";
 import { forgetListedNames } from "../resources/agent/names";
 import {
+  departures,
   deployHistory,
-  offAirByRollback,
+  offAirBy,
+  reasonIn,
+  recordedOffAir,
   rollbackLine,
   rollbackNote,
   rolledBackWords,
@@ -186,6 +193,11 @@ interface Watched {
   confidence: number;
   minCalls: number;
   requirements: Requirement[];
+  /**
+   * This stack's own record of the agent's versions taken off air while it had them live (every
+   * AgentVersion of the agent: `offAir`, and the version of a `rolledBack`): never put back.
+   */
+  recorded: ReadonlySet<number>;
 }
 
 /** A watched version the history shows live: where its calls start, and where a rollback goes. */
@@ -221,6 +233,7 @@ function bare(
 function watchedOf(refresh: PreviewJson): { watched: Watched[]; results: WatchResult[] } {
   const watched: Watched[] = [];
   const results: WatchResult[] = [];
+  const recorded = recordedByAgent(refresh);
   for (const step of refresh.steps ?? []) {
     const old = step.oldState;
     if (!old || typeOf(step) !== "AgentVersion" || !isOurs(old.type) || step.op === "delete") continue;
@@ -272,9 +285,30 @@ function watchedOf(refresh: PreviewJson): { watched: Watched[]; results: WatchRe
       confidence: watch.confidence ?? DEFAULT_WATCH_CONFIDENCE,
       minCalls: watch.minCalls ?? DEFAULT_WATCH_MIN_CALLS,
       requirements: watchRequirements(watch),
+      recorded: recorded.get(agentId) ?? new Set(),
     });
   }
   return { watched, results };
+}
+
+/**
+ * Per agent, the versions this stack recorded as taken off air while it had them live, from every
+ * AgentVersion of `refresh` (watched or not): the values of its `offAir`, and its `version` when it
+ * records `rolledBack`.
+ */
+function recordedByAgent(refresh: PreviewJson): Map<string, Set<number>> {
+  const out = new Map<string, Set<number>>();
+  for (const step of refresh.steps ?? []) {
+    const old = step.oldState;
+    if (!old || typeOf(step) !== "AgentVersion" || !isOurs(old.type)) continue;
+    const outs = old.outputs ?? {};
+    if (typeof outs.agentId !== "string") continue;
+    const set = out.get(outs.agentId) ?? new Set<number>();
+    for (const v of recordedOffAir(outs.offAir)) set.add(v);
+    if (isRecord(outs.rolledBack) && typeof outs.version === "number") set.add(outs.version);
+    out.set(outs.agentId, set);
+  }
+  return out;
 }
 
 /** The deploy history's newest row, or undefined when it is empty. */
@@ -332,13 +366,19 @@ function rateResults(l: Live, findings: ReturnType<typeof judgeSample>["findings
   });
 }
 
-/** Where a rollback of the judged version goes: the version and its notes, or why there is none. */
-type Target = { version: number; notes: string | null } | { problem: string };
+/**
+ * Where a rollback of the judged version goes: the version, its notes and their revision (the
+ * notes write is a compare-and-set against it), or why there is none.
+ */
+type Target = { version: number; notes: string | null; revision: number } | { problem: string };
 
 /**
  * The newest version live before `l` (from the deploy history, newest first) that is published, not
- * blocked, and was not taken off air by a rollback (`offAirByRollback`): a version known to be bad
- * never answers callers again. None: why, version by version, and what a person should do.
+ * blocked, and not off air by our own record (`offAirBy`, whatever label the service gave the row
+ * that took it off air): the watch judged it failing (its line in the notes of the version it put
+ * live), a `rollback` took it off air, or this stack recorded it taken off air while it had it live.
+ * A version known to be bad never answers callers again. None: why, version by version, and what a
+ * person should do. A version whose record cannot be read is never chosen: the error is the result.
  */
 async function safeTarget(c: VoiceAgentClient, l: Live): Promise<Target> {
   const rows = await deployHistory(c, l.agentId);
@@ -346,16 +386,37 @@ async function safeTarget(c: VoiceAgentClient, l: Live): Promise<Target> {
     0,
     rows.findIndex((r) => r.id === l.row.id),
   );
-  const off = offAirByRollback(rows);
+  const off = departures(rows);
+  // The notes of the versions the departures put live (where the watch wrote why), read once each.
+  const notes = new Map<number, string | null>();
+  const notesOf = async (v: number) => {
+    if (!notes.has(v)) {
+      const read = await c.agents.get(l.agentId, { version: v }).catch((err: unknown) => {
+        throw new Error(
+          `the notes of version ${v} (where the watch records what it judged failing) could not be read: ${(err as Error).message}`,
+          { cause: err },
+        );
+      });
+      notes.set(v, read.notes);
+    }
+    return notes.get(v);
+  };
   const skipped: string[] = [];
   const tried = new Set<number>([l.version]);
   for (const row of rows.slice(from)) {
     const v = row.previous_version;
     if (v === null || tried.has(v)) continue;
     tried.add(v);
-    const rolled = off.get(v);
-    if (rolled) {
-      skipped.push(`version ${v} was taken off air by a rollback at ${rolled.at}`);
+    const dep = off.get(v);
+    // The row's label and the stack's record first; then the watch's notes (one read).
+    const why =
+      dep &&
+      (offAirBy(dep, v, undefined, l.recorded) ??
+        (dep.version === null
+          ? undefined
+          : offAirBy(dep, v, reasonIn(await notesOf(dep.version), dep.at, v))));
+    if (why) {
+      skipped.push(why);
       continue;
     }
     try {
@@ -363,7 +424,7 @@ async function safeTarget(c: VoiceAgentClient, l: Live): Promise<Target> {
       if (!detail.is_published) skipped.push(`version ${v} is a draft`);
       else if (detail.blocked_reasons.length > 0)
         skipped.push(`version ${v} is blocked: ${detail.blocked_reasons.join("; ")}`);
-      else return { version: v, notes: detail.notes };
+      else return { version: v, notes: detail.notes, revision: detail.document_revision };
     } catch (err) {
       if (!(err instanceof ApiError && err.code === "version_not_found")) throw err;
       skipped.push(`version ${v} no longer exists`);
@@ -482,20 +543,57 @@ async function judgeOne(
     action: `put version ${to} back live at ${row.at} (\`${row.action}\`); why is in version ${to}'s notes`,
     row,
   };
+  const line = rollbackLine(row.at, l.version, to, reason);
   try {
-    await c.agents.patch(
-      l.agentId,
-      { notes: rollbackNote(target.notes, rollbackLine(row.at, l.version, to, reason)) },
-      { version: to },
-    );
+    await writeNote(c, l.agentId, to, target, line);
   } catch (err) {
     return {
       ...rolled,
       action: `put version ${to} back live at ${row.at} (\`${row.action}\`)`,
-      problem: `why could not be written into version ${to}'s notes: ${(err as Error).message}`,
+      problem:
+        `why could not be written into version ${to}'s notes: ${(err as Error).message}. ` +
+        `Nothing of them was overwritten; add this line to version ${to}'s notes by hand: ${line}`,
     };
   }
   return rolled;
+}
+
+/** How many times the notes write is tried when they change under it (re-read and merged each time). */
+const NOTE_ATTEMPTS = 3;
+
+/**
+ * Adds the watch's `line` to the notes of version `to`, as a compare-and-set (`If-Match`: the
+ * revision the notes were read at): an edit made since (a person in the dashboard) is never
+ * silently overwritten. Refused because they changed, the notes are read again and the line merged
+ * into what they hold now, at most {@link NOTE_ATTEMPTS} times; then the refusal is thrown.
+ */
+async function writeNote(
+  c: VoiceAgentClient,
+  agentId: string,
+  to: number,
+  read: { notes: string | null; revision: number },
+  line: string,
+): Promise<void> {
+  let current = read;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await c.agents.patch(
+        agentId,
+        { notes: rollbackNote(current.notes, line) },
+        { version: to, ifMatch: current.revision },
+      );
+      return;
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === REVISION_CONFLICT)) throw err;
+      if (attempt >= NOTE_ATTEMPTS)
+        throw new Error(
+          `they changed while the watch wrote them (${attempt} times, each read again and merged): ${err.message}`,
+          { cause: err },
+        );
+      const now = await c.agents.get(agentId, { version: to });
+      current = { notes: now.notes, revision: now.document_revision };
+    }
+  }
 }
 
 /** A bound exceeded, but a deploy moved the live pointer first: nothing done, the deploy wins. */

@@ -17,14 +17,17 @@ import { UNKNOWN } from "../provider/unknowns";
 import { CONTENT_HASH_INPUT } from "../resources/agent/projection";
 import { AGENT_TO_COME, AGENT_VIEW_KEYS, inputsFromSeen } from "../resources/agentVersion/byId";
 import { agentChoiceProblem } from "../resources/agentVersion/fromAgent";
+import { copiedFromAgent, engineInputs } from "../resources/inputSpecs";
 import type { ResourceKind } from "../resources/registry";
-import { type Props, resourceRef } from "./values";
+import { type Path, type Props, resourceRef } from "./values";
 
 /** What a face is handed besides the properties. */
 export interface Face {
   urn: string;
   /** What each Agent of this deployment last looked like, by URN. */
   agents: Map<string, Props>;
+  /** The properties that are secrets, of what `seen` records. */
+  secrets?: ReadonlySet<string>;
 }
 
 export interface KindFace {
@@ -44,12 +47,26 @@ export interface KindFace {
   readInputsOut(inputs: Props, oldInputs: Props, imported: boolean): Props;
   /** The user's property names for the handler's changed keys. */
   userFields(keys: readonly string[], olds?: Props, news?: Props): string[];
+  /**
+   * Whether the user's `field` has a value in `props` (the state, or the checked inputs), for the
+   * kind of its change (added, deleted, updated); default: the key is there.
+   */
+  holds?(field: string, props: Props): boolean;
+  /** The handler's inputs, from the checked inputs the engine hands back (default: the same). */
+  handlerIn?(checked: Props): Props;
+  /**
+   * Why the change from the state `olds` to the checked inputs `news` cannot honour the program's
+   * `ignoreChanges` (`ignored`), or undefined.
+   */
+  ignoreRefused?(ignored: readonly string[], olds: Props, news: Props): string | undefined;
   /** Records what the resource looks like now (`planned`: checked inputs at preview). */
   seen(urn: string, props: Props, fc: Face, planned?: boolean): void;
   /** Why the program's inputs are refused before the handler sees them (a rule of the program's shape). */
   refused?(news: Props): string | undefined;
   /** The id `pulumi import` records, from the outputs read (default: the id it was given). */
   importedId?(outs: Props): string | undefined;
+  /** Where the inputs `news` (the handler's) copy another resource's secret (`inputSpecs.ts`). */
+  copiedSecrets?(news: Props, fc: Face): Path[];
 }
 
 const same: Omit<KindFace, "kind" | "identity"> = {
@@ -75,6 +92,12 @@ const withMarker: Pick<KindFace, "newsIn"> = {
 
 /** In an Agent's view at preview: the hash its state holds (its `contentHash` is then the checked one). */
 const STATE_HASH = Symbol("the hash in state");
+/** In an Agent's view: its properties that are secrets. */
+const SECRET_KEYS = Symbol("the secret properties");
+
+/** The properties of an Agent's view that are secrets. */
+const secretKeysOf = (view: Props | undefined): ReadonlySet<string> =>
+  (view as Record<symbol, ReadonlySet<string> | undefined> | undefined)?.[SECRET_KEYS] ?? new Set();
 
 const agent: KindFace = {
   ...same,
@@ -92,7 +115,8 @@ const agent: KindFace = {
           contentHash: props[CONTENT_HASH_INPUT] ?? UNKNOWN,
           [STATE_HASH]: props.contentHash ?? before?.[STATE_HASH as unknown as string],
         }
-      : props;
+      : { ...props };
+    (view as Record<symbol, unknown>)[SECRET_KEYS] = fc.secrets ?? secretKeysOf(before);
     fc.agents.set(urn, view);
   },
 };
@@ -110,9 +134,14 @@ function asProgramSees(seen: Props): Props {
   return { ...seen, ...unknown, [CONTENT_HASH_INPUT]: hash };
 }
 
-/** The AgentVersion's own inputs, by the user's field. */
+/**
+ * The AgentVersion's own inputs, by the user's field. The agent's values its inputs copy (its
+ * configuration's hash, its draft) are not the user's `agent`: a reference to the same Agent is no
+ * change of `agent`, whatever changed in that Agent (its own diff shows it, and this version's line
+ * says what it publishes).
+ */
 const VERSION_FIELDS: Record<string, readonly string[]> = {
-  agent: ["agentId", "contentHash"],
+  agent: ["agentId"],
   version: ["pinnedVersion"],
   label: ["label"],
   notes: ["notes"],
@@ -129,12 +158,9 @@ const agentVersion: KindFace = {
   identity: ["agentId"],
   refused: (news) => agentChoiceProblem(news.agent !== undefined, news.agentId !== undefined),
   newsIn(news, fc) {
-    const { agent: ref, version, ...rest } = news;
-    const own = {
-      ...rest,
-      ...(version !== undefined ? { pinnedVersion: version } : {}),
-      live: rest.live ?? true,
-    };
+    const { agent: ref, ...rest } = news;
+    // Renamed and defaulted as the class does (`inputSpecs.ts`): `version` is the pin, `live` true.
+    const own = engineInputs("AgentVersion", rest);
     // Named by id (`agentId`): the provider side completes it from the Agent it served (`byId.ts`).
     if (ref === undefined) return own;
     if (ref === UNKNOWN) return { ...own, ...AGENT_TO_COME };
@@ -153,22 +179,55 @@ const agentVersion: KindFace = {
     if (seen.agentId === undefined && target.id) taken.agentId = target.id;
     return { ...own, ...taken };
   },
-  checkedOut: (checked, news) => ({ ...checked, ...(news.agent !== undefined ? { agent: news.agent } : {}) }),
+  // The pin stays `version` in the checked inputs (the state's inputs) beside the handler's
+  // `pinnedVersion`: the engine's `ignoreChanges: ["version"]` puts back the state's `version`
+  // before the check, which then keeps the pin (without it the pin would be dropped, and the
+  // draft published).
+  checkedOut: (checked, news) => ({
+    ...checked,
+    ...(news.agent !== undefined ? { agent: news.agent } : {}),
+    ...(checked.pinnedVersion !== undefined ? { version: checked.pinnedVersion } : {}),
+  }),
+  // The handler's `version` is the published version (an output), its pin `pinnedVersion`.
+  handlerIn: ({ version: _pin, ...rest }) => rest,
+  // A state an earlier plugin wrote holds the pin as `pinnedVersion` alone: the engine, finding no
+  // `version` there, removed the program's, and the check dropped the pin. Refused rather than
+  // publishing the draft.
+  ignoreRefused: (ignored, olds, news) =>
+    ignored.includes("version") &&
+    olds.pinnedVersion !== undefined &&
+    olds.pinnedVersion !== null &&
+    !deepEqual(olds.pinnedVersion, news.pinnedVersion ?? null)
+      ? `version: ignoreChanges ["version"] cannot keep the pin (version ${String(olds.pinnedVersion)}): this ` +
+        "stack's state, written by an earlier voice-agent plugin, holds no `version` input for the engine to " +
+        "put back, so the pin would be dropped and the agent's draft published. Run `pulumi refresh` once " +
+        "(it records the pin as `version`), then preview again."
+      : undefined,
+  holds: (field, props) =>
+    (VERSION_FIELDS[field] ?? [field]).some((k) => props[k] !== undefined && props[k] !== null),
+  // Its Agent by reference, else by id among the Agents of the deployment: what it copies of a secret.
+  copiedSecrets(news, fc) {
+    const target = resourceRef(news.agent);
+    const view = target
+      ? fc.agents.get(target.urn)
+      : [...fc.agents.values()].find((v) => news.agentId !== undefined && v.agentId === news.agentId);
+    return copiedFromAgent(secretKeysOf(view));
+  },
   // An import (no old inputs): the agent's id is `agentId` (the code generator writes a reference to
-  // an Agent imported alongside: `agentId: ${host.id}`), and the pin is `version`.
-  readInputsOut: (inputs, oldInputs, imported) =>
-    oldInputs.agent !== undefined
-      ? { ...inputs, agent: oldInputs.agent }
-      : imported && inputs.pinnedVersion !== undefined
-        ? { ...inputs, version: inputs.pinnedVersion }
-        : inputs,
+  // an Agent imported alongside: `agentId: ${host.id}`). The pin is `version`, at an import as in
+  // the checked inputs (a refresh keeps it for `ignoreChanges`).
+  readInputsOut: (inputs, oldInputs) => ({
+    ...inputs,
+    ...(oldInputs.agent !== undefined ? { agent: oldInputs.agent } : {}),
+    ...(inputs.pinnedVersion !== undefined ? { version: inputs.pinnedVersion } : {}),
+  }),
   userFields(keys, olds, news) {
     const agentField = news?.agent !== undefined ? "agent" : "agentId";
     if (!olds || !news) return [...new Set(keys.map((k) => (k === "agentId" ? agentField : k)))];
     const changed = Object.entries(VERSION_FIELDS)
       .filter(([, internal]) => internal.some((k) => !deepEqual(olds[k] ?? null, news[k] ?? null)))
       .map(([field]) => (field === "agent" ? agentField : field));
-    return changed.length > 0 ? changed : [agentField];
+    return changed;
   },
 };
 

@@ -8,7 +8,9 @@ import { exitWithEngine } from "../provider/lifetime";
 import { engineLog, serve, VoiceAgentProvider } from "./server";
 
 async function main(): Promise<void> {
-  exitWithEngine();
+  // The plugin's process is always a provider's: the engine started it (no launcher shell stays
+  // between them, the tarball's launcher `exec`s node).
+  exitWithEngine(process.argv, true);
   const engine = engineAddress(process.argv.slice(2));
   const { port } = await serve(
     new VoiceAgentProvider(undefined, undefined, engine ? engineLog(engine) : undefined),

@@ -31,15 +31,22 @@ import type * as emptyTypes from "google-protobuf/google/protobuf/empty_pb";
 import type * as structTypes from "google-protobuf/google/protobuf/struct_pb";
 import type { VoiceAgentClient } from "../client";
 import { importedInputs } from "../export/adopt";
-import { isExpectedFailure } from "../provider/failures";
+import { ExpectedFailure, isExpectedFailure } from "../provider/failures";
 import { deepEqual } from "../provider/normalize";
 import type { HandlerFactory, ProviderContext, ResourceHandler } from "../provider/resource";
 import { UNKNOWN } from "../provider/unknowns";
 import { previewNote } from "../resources/agentVersion/plan";
 import { LOOKUPS, type LookupName } from "../resources/catalogueLookups";
+import {
+  heldSecretInputs,
+  PROVIDER_INPUTS,
+  renamedInputs,
+  SECRET_OUTPUTS,
+  secretInputPaths,
+} from "../resources/inputSpecs";
 import { RESOURCES, type ResourceKind } from "../resources/registry";
 import { type Face, KINDS, type KindFace } from "./faces";
-import { type Props, unwrap, wrap } from "./values";
+import { holds, type Path, type Props, unwrap, wrap } from "./values";
 
 /** The SDK's directory: the stubs and grpc-js are loaded from it, so they are the SDK's own. */
 const fromSdk = createRequire(require.resolve("@pulumi/pulumi/package.json"));
@@ -100,6 +107,31 @@ function secretOutputs(token: string): string[] {
     .map(([k]) => k);
 }
 
+/** The resource type name of `token` (`voice-agent:index:AgentVersion` → `AgentVersion`). */
+const typeName = (token: string): string => token.slice(token.lastIndexOf(":") + 1);
+
+/**
+ * Where the inputs `checked` (the handler's names) hold a secret: where the program's `news` held
+ * one (`paths`, a renamed input under its new name), where the resource keeps one whatever the
+ * program gave (`inputSpecs.ts`: staging's key), and `copied` (what it copies of another resource's
+ * secret).
+ */
+function inputSecretPaths(
+  token: string,
+  checked: Props,
+  paths: readonly Path[],
+  copied: readonly Path[],
+): Path[] {
+  const renamed = renamedInputs(typeName(token));
+  const fromNews = paths.map((p): Path => {
+    const [head, ...rest] = p;
+    const to = typeof head === "string" && !(head in checked) ? renamed[head] : undefined;
+    return to !== undefined ? [to, ...rest] : p;
+  });
+  const always = secretInputPaths(typeName(token)).filter((p) => holds(checked, p));
+  return [...fromNews, ...always, ...copied];
+}
+
 /** The inputs of `token` (by the schema) whose values differ between the state and the inputs. */
 function inputChanges(token: string, olds: Props, news: Props): string[] {
   return Object.keys(schemaResources()[token]?.inputProperties ?? {}).filter(
@@ -132,10 +164,14 @@ export interface Settings {
   apiKey?: string;
 }
 
-/** A context on the settings `Configure` received, the environment as the fallback (as today). */
+/**
+ * A context on the settings `Configure` received, the environment as the fallback (as today);
+ * `signal`: aborted by the engine's `Cancel`.
+ */
 function contextOn(
   settings: () => Settings,
-  make?: (s: Settings) => Promise<VoiceAgentClient>,
+  make: ((s: Settings) => Promise<VoiceAgentClient>) | undefined,
+  signal: AbortSignal,
 ): ProviderContext {
   let built: Promise<VoiceAgentClient> | undefined;
   let builtFor: Settings | undefined;
@@ -158,7 +194,7 @@ function contextOn(
     }
     return built;
   };
-  return { client, warmUp: () => undefined };
+  return { client, warmUp: () => undefined, signal };
 }
 
 type Unary<Req, Res> = grpcTypes.handleUnaryCall<Req, Res>;
@@ -200,6 +236,8 @@ export class VoiceAgentProvider {
   private readonly handlers = new Map<ResourceKind, ResourceHandler>();
   /** What each Agent of this deployment last looked like, by URN, for its AgentVersions. */
   readonly agents = new Map<string, Props>();
+  /** Aborted by the engine's `Cancel`: the long waits of the steps under way end (`cancel.ts`). */
+  private readonly cancelled = new AbortController();
 
   /**
    * @param factories each kind's provider side (the registry's, loaded on first use)
@@ -211,7 +249,7 @@ export class VoiceAgentProvider {
     make?: (s: Settings) => Promise<VoiceAgentClient>,
     private readonly log?: EngineLog,
   ) {
-    this.ctx = contextOn(() => this.settings, make);
+    this.ctx = contextOn(() => this.settings, make, this.cancelled.signal);
   }
 
   /** An AgentVersion's line for the step at `urn` whose planned outputs are `props` (`plan.ts`). */
@@ -232,8 +270,9 @@ export class VoiceAgentProvider {
     return { kind: entry.kind, face: entry, handler };
   }
 
-  private faceCtx(urn: string): Face {
-    return { urn, agents: this.agents };
+  /** `secrets`: the properties that are secrets, of what the face records as seen. */
+  private faceCtx(urn: string, secrets?: ReadonlySet<string>): Face {
+    return { urn, agents: this.agents, ...(secrets ? { secrets } : {}) };
   }
 
   configure = answer<provTypes.ConfigureRequest, provTypes.ConfigureResponse>(async (call) => {
@@ -255,9 +294,15 @@ export class VoiceAgentProvider {
     return res;
   });
 
+  // The settings handed back with the key a secret, however it was set (`pulumi config set` without
+  // `--secret` included): the engine keeps the provider's inputs as checked here.
   checkConfig = answer<provTypes.CheckRequest, provTypes.CheckResponse>(async (call) => {
+    const news = unwrap(fromStruct(call.request.getNews()));
+    const always = Object.entries(PROVIDER_INPUTS).flatMap(([k, spec]) =>
+      "secret" in spec && spec.secret ? [k] : [],
+    );
     const res = new provpb.CheckResponse();
-    res.setInputs(call.request.getNews());
+    res.setInputs(toStruct(wrap(news.values, new Set([...news.secrets, ...always]))));
     return res;
   });
 
@@ -292,9 +337,15 @@ export class VoiceAgentProvider {
           face.newsIn(news.values, fc),
         );
     const checked = face.checkedOut(result.inputs ?? {}, news.values, fc);
-    face.seen(req.getUrn(), checked, fc, true);
+    face.seen(req.getUrn(), checked, this.faceCtx(req.getUrn(), news.secrets), true);
+    const secretPaths = inputSecretPaths(
+      req.getType(),
+      checked,
+      news.paths,
+      face.copiedSecrets?.(news.values, fc) ?? [],
+    );
     const res = new provpb.CheckResponse();
-    res.setInputs(toStruct(wrap(checked, news.secrets)));
+    res.setInputs(toStruct(wrap(checked, new Set(), secretPaths)));
     res.setFailuresList(
       (result.failures ?? []).map((f) => {
         const failure = new provpb.CheckFailure();
@@ -312,7 +363,9 @@ export class VoiceAgentProvider {
     const olds = unwrap(fromStruct(req.getOlds())).values;
     const news = unwrap(fromStruct(req.getNews())).values;
     face.seen(req.getUrn(), { ...olds, ...news }, this.faceCtx(req.getUrn()), true);
-    const result = await handler.diff(req.getId(), olds, news);
+    const ignoreRefused = face.ignoreRefused?.(req.getIgnorechangesList(), olds, news);
+    if (ignoreRefused) throw new ExpectedFailure(ignoreRefused);
+    const result = await handler.diff(req.getId(), olds, face.handlerIn?.(news) ?? news);
     // A version taken off air that stays so: said at every preview and deploy, as the class says it.
     if (result.changes === false) await this.say(req.getType(), req.getUrn(), olds);
     const res = new provpb.DiffResponse();
@@ -339,8 +392,8 @@ export class VoiceAgentProvider {
       const replaced = new Set(res.getReplacesList());
       for (const f of fields) {
         const d = new provpb.PropertyDiff();
-        const inOld = f in olds;
-        const inNew = f in news;
+        const inOld = face.holds ? face.holds(f, olds) : f in olds;
+        const inNew = face.holds ? face.holds(f, news) : f in news;
         const K = provpb.PropertyDiff.Kind;
         const kind = !inOld && inNew ? K.ADD : inOld && !inNew ? K.DELETE : K.UPDATE;
         d.setKind(replaced.has(f) ? kind + 1 : kind);
@@ -357,16 +410,18 @@ export class VoiceAgentProvider {
     const inputs = unwrap(fromStruct(req.getProperties()));
     if (req.getPreview()) {
       const res = new provpb.CreateResponse();
-      res.setProperties(toStruct(wrap(planned(req.getType(), {}, inputs.values), inputs.secrets)));
+      const secrets = this.secretsOf(req.getType(), inputs.secrets, inputs.values);
+      res.setProperties(toStruct(wrap(planned(req.getType(), {}, inputs.values), secrets)));
       await this.say(req.getType(), req.getUrn(), inputs.values);
       return res;
     }
-    const result = await handler.create(inputs.values);
+    const result = await handler.create(face.handlerIn?.(inputs.values) ?? inputs.values);
     const outs = face.outputsOut((result.outs ?? {}) as Props, inputs.values);
-    face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
+    const secrets = this.secretsOf(req.getType(), inputs.secrets, inputs.values);
+    face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn(), secrets));
     const res = new provpb.CreateResponse();
     res.setId(result.id);
-    res.setProperties(toStruct(wrap(outs, this.secretsOf(req.getType(), inputs.secrets))));
+    res.setProperties(toStruct(wrap(outs, secrets)));
     return res;
   }, true);
 
@@ -387,12 +442,21 @@ export class VoiceAgentProvider {
     const result = await handler.read(req.getId(), { ...oldInputs.values, ...props.values });
     if (!result.id) return res; // gone: the resource leaves the state
     const outs = face.outputsOut((result.props ?? {}) as Props, oldInputs.values);
-    face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
-    const secrets = this.secretsOf(req.getType(), new Set([...props.secrets, ...oldInputs.secrets]));
+    const secrets = this.secretsOf(
+      req.getType(),
+      new Set([...props.secrets, ...oldInputs.secrets]),
+      oldInputs.values,
+    );
+    face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn(), secrets));
     res.setId((imported && face.importedId?.(outs)) || result.id);
     res.setProperties(toStruct(wrap(outs, secrets)));
     const inputs = face.readInputsOut((result.inputs ?? {}) as Props, oldInputs.values, imported);
-    res.setInputs(toStruct(wrap(inputs, secrets)));
+    // The inputs' secrets where they were, and those the resource keeps whatever was given (a state
+    // written before staging's key was kept secret is marked by its first refresh).
+    const copied = face.copiedSecrets?.(inputs, this.faceCtx(req.getUrn())) ?? [];
+    res.setInputs(
+      toStruct(wrap(inputs, new Set(), inputSecretPaths(req.getType(), inputs, oldInputs.paths, copied))),
+    );
     return res;
   });
 
@@ -403,16 +467,21 @@ export class VoiceAgentProvider {
     const news = unwrap(fromStruct(req.getNews()));
     if (req.getPreview()) {
       const res = new provpb.UpdateResponse();
-      const secrets = this.secretsOf(req.getType(), new Set([...olds.secrets, ...news.secrets]));
+      const secrets = this.secretsOf(req.getType(), new Set([...olds.secrets, ...news.secrets]), news.values);
       res.setProperties(toStruct(wrap(planned(req.getType(), olds.values, news.values), secrets)));
       await this.say(req.getType(), req.getUrn(), news.values);
       return res;
     }
-    const result = await handler.update(req.getId(), olds.values, news.values);
+    const result = await handler.update(
+      req.getId(),
+      olds.values,
+      face.handlerIn?.(news.values) ?? news.values,
+    );
     const outs = face.outputsOut((result.outs ?? {}) as Props, news.values);
-    face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn()));
+    const secrets = this.secretsOf(req.getType(), news.secrets, news.values);
+    face.seen(req.getUrn(), outs, this.faceCtx(req.getUrn(), secrets));
     const res = new provpb.UpdateResponse();
-    res.setProperties(toStruct(wrap(outs, this.secretsOf(req.getType(), news.secrets))));
+    res.setProperties(toStruct(wrap(outs, secrets)));
     return res;
   }, true);
 
@@ -452,10 +521,26 @@ export class VoiceAgentProvider {
     return res;
   });
 
-  cancel = answer<emptyTypes.Empty, emptyTypes.Empty>(async () => new emptypb.Empty());
+  /**
+   * The engine cancels the deployment (Ctrl-C): the steps under way stop their long waits (a
+   * knowledge base's readiness, test calls) and fail as cancelled, each the way its own deadline
+   * fails it, which the next `up` finishes from. The engine sends no step after it.
+   */
+  cancel = answer<emptyTypes.Empty, emptyTypes.Empty>(async () => {
+    this.cancelled.abort();
+    return new emptypb.Empty();
+  });
 
-  private secretsOf(type: string, fromInputs: ReadonlySet<string>): Set<string> {
-    return new Set([...fromInputs, ...secretOutputs(type)]);
+  /**
+   * The outputs handed back secret: those of an input that held a secret, those the resource keeps
+   * secret whatever was given (`inputSpecs.ts`: an input holding one, such as `promote` holding
+   * staging's key in `inputs`, whole, as the class's `additionalSecretOutputs` makes it), and those the
+   * schema declares secret.
+   */
+  private secretsOf(type: string, fromInputs: ReadonlySet<string>, inputs: Props): Set<string> {
+    const name = typeName(type);
+    const always = heldSecretInputs(name, inputs);
+    return new Set([...fromInputs, ...always, ...(SECRET_OUTPUTS[name] ?? []), ...secretOutputs(type)]);
   }
 }
 

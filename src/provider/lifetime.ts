@@ -68,11 +68,14 @@ let watching = false;
 
 /**
  * Exits the process (code 1) as soon as the engine that started it is gone: its parent changed, or
- * the engine's process no longer exists. Runs only in the dynamic-provider process (the entry
- * script of `@pulumi/pulumi/cmd/dynamic-provider`), once, and never keeps the process alive.
+ * the engine's process no longer exists. Runs only in a provider process, once, and never keeps the
+ * process alive: the dynamic provider's (the entry script of `@pulumi/pulumi/cmd/dynamic-provider`,
+ * which a program's process loading the handlers is not), or, with `always`, the process of the
+ * entry point that calls it (the provider plugin's `main.ts`).
  */
-export function exitWithEngine(argv: readonly string[] = process.argv): void {
-  if (watching || !/dynamic-provider/.test(argv[1] ?? "") || process.platform === "win32") return;
+export function exitWithEngine(argv: readonly string[] = process.argv, always = false): void {
+  if (watching || process.platform === "win32") return;
+  if (!always && !/dynamic-provider/.test(argv[1] ?? "")) return;
   watching = true;
   const parent = process.ppid;
   const engine = enginePid(parent);

@@ -11,6 +11,12 @@ export interface ProviderContext {
   client(): Promise<VoiceAgentClient>;
   /** Starts reading the settings in the background, so a later `client()` waits less. */
   warmUp(): void;
+  /**
+   * Aborted when the engine cancels the deployment (`Cancel`, the provider plugin's): the long
+   * waits of a step (a knowledge base's readiness, test calls) end early and fail their step as
+   * cancelled (`src/provider/cancel.ts`). None: nothing cancels them.
+   */
+  signal?: AbortSignal;
 }
 
 /** Property maps as the engine passes them: inputs, or the outputs recorded in state. */

@@ -166,11 +166,29 @@ test("the watch rolls a bad version back; no deploy puts it back until reinstate
       `[voice-agent watch] ${rolled.row.at}: version 1 taken off air, version 0 put back live: `,
     );
 
+    // The drift alarm reports it, with when, how and why.
+    const drift = await diff(p, ["--drift"]);
+    expect(drift.code).toBe(3);
+    expect(drift.stdout).toContain(
+      `It was taken off air by the deploy-history row of ${rolled.row.at}: \`rollback\` to version 0.`,
+    );
+    expect(drift.stdout).toContain(
+      'Why (the watch): Default Analysis/User Sentiment = "negative" on 20 of 40 calls',
+    );
+    // So does Pulumi's own drift check: a refresh shows the AgentVersion changing (production
+    // answers with another version), and keeps showing it until an `up` records it.
+    for (let i = 0; i < 2; i++) {
+      const seen = await p.refresh({ expectNoChanges: true, allowFailure: true });
+      expect(seen.code, `${seen.stdout}${seen.stderr}`).not.toBe(0);
+      expect(seen.stdout).toMatch(/support-live/);
+    }
+
     // (2) An unrelated change (this agent's widget, another agent) with `up --refresh`: it deploys,
     // the rolled-back version stays off air and the deploy says so; nothing is left to change after.
     Object.assign(state, { widget: "Ours, v2", other: "Other agent, renamed" });
     p.setProgram(program(state));
-    const up = await p.pulumi(["up", "--yes", "--skip-preview", "--refresh"]);
+    // (Its preview says so: the deploy that records the rollback; `up` prints its preview first.)
+    const up = await p.pulumi(["up", "--yes", "--refresh"]);
     expect(up.stdout).toMatch(
       /version 1 stays off air: rolled back at \S+ to version 0, by the watch: Default Analysis\/User Sentiment = "negative" on 20 of 40 calls/,
     );
@@ -181,16 +199,15 @@ test("the watch rolls a bad version back; no deploy puts it back until reinstate
     await p.refresh({ expectNoChanges: true });
     await p.up();
     expect(await liveOf(supportId)).toBe(0);
-    expect((await p.outputs()).rolledBack).toMatchObject({ at: rolled.row.at, action: "rollback", to: 0 });
-    // The drift alarm keeps reporting it, with when, how and why.
-    const drift = await diff(p, ["--drift"]);
-    expect(drift.code).toBe(3);
-    expect(drift.stdout).toContain(
-      `It was taken off air by the deploy-history row of ${rolled.row.at}: \`rollback\` to version 0.`,
-    );
-    expect(drift.stdout).toContain(
-      'Why (the watch): Default Analysis/User Sentiment = "negative" on 20 of 40 calls',
-    );
+    expect((await p.outputs()).rolledBack).toMatchObject({
+      at: rolled.row.at,
+      action: "rollback",
+      to: 0,
+      recorded: true,
+    });
+    // Recorded by that deploy: no longer news to the drift alarm either.
+    const recorded = await diff(p, ["--drift"]);
+    expect(recorded.code).toBe(0);
 
     // (3) reinstate: 1 puts it back live.
     state.reinstate = 1;
@@ -199,16 +216,25 @@ test("the watch rolls a bad version back; no deploy puts it back until reinstate
     expect(await liveOf(supportId)).toBe(1);
     expect((await p.outputs()).rolledBack).toBeNull();
 
-    // (4) A person's rollback in the dashboard is respected the same way: refresh, then up.
+    // (4) A person's rollback in the dashboard is respected the same way: the refresh shows it, the
+    // next `up` (no program change) records it, writing nothing; then preview and refresh are quiet.
     const row = await client.versions.activate(supportId, 0);
-    await p.refresh();
+    const shown = await p.refresh({ expectNoChanges: true, allowFailure: true });
+    expect(shown.code).not.toBe(0);
+    const planned = await p.preview();
+    expect(`${planned.stdout}${planned.stderr}`).toContain(
+      `version 1 stays off air: rolled back at ${row.at} to version 0.`,
+    );
+    await p.up();
+    expect(await liveOf(supportId)).toBe(0);
+    expect((await p.outputs()).rolledBack).toEqual({ at: row.at, action: "rollback", to: 0, recorded: true });
+    await p.preview({ expectNoChanges: true });
+    await p.refresh({ expectNoChanges: true });
     state.widget = "Ours, v3";
     p.setProgram(program(state));
-    const after = await p.up();
-    expect(after.stdout).toContain(`version 1 stays off air: rolled back at ${row.at} to version 0.`);
+    await p.up();
     expect(await liveOf(supportId)).toBe(0);
     expect((await client.widget.get(supportId)).theme.title).toBe("Ours, v3");
-    expect((await p.outputs()).rolledBack).toEqual({ at: row.at, action: "rollback", to: 0 });
     await p.preview({ expectNoChanges: true });
 
     // (5) Back on purpose (reinstate: 2); five calls, all negative: inconclusive, untouched.
@@ -285,10 +311,10 @@ test("a rolled-back version is never live again without reinstate: refresh, reve
     expect(await liveOf(agentId)).toBe(0);
     const rolledAt = (await client.versions.activations(agentId).toArray())[0]?.at;
 
-    // Refresh, then a preview with no code change: no Agent update, the version stays off air;
-    // the `up` writes nothing (no draft opened).
+    // Refresh, then a preview with no code change: no Agent update, the version stays off air (the
+    // AgentVersion's update records it); the `up` writes nothing (no draft opened).
     await p.refresh();
-    const quiet = await p.preview({ expectNoChanges: true });
+    const quiet = await p.preview();
     expect(quiet.stdout + quiet.stderr).toContain(
       `version 1 stays off air: rolled back at ${rolledAt} to version 0, by the watch:`,
     );
@@ -299,6 +325,8 @@ test("a rolled-back version is never live again without reinstate: refresh, reve
       is_published: true,
       live_version: 0,
     });
+    await p.preview({ expectNoChanges: true });
+    await p.refresh({ expectNoChanges: true });
 
     // The team reverts the commit: the stack tracks version 0, live.
     p.setProgram(single({ prompt: good, resource: "desk-live" }));

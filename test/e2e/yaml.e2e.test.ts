@@ -120,8 +120,10 @@ describe("a YAML program on the voice-agent plugin", () => {
         `#### ~ AgentVersion \`live\`: update\n\nPublishes the agent's draft as version **${before.liveVersion + 1}** and puts it live`,
       );
     });
-    // The field named is the user's `agent` (not the content hash behind it).
-    expect(preview.stdout).toMatch(/[-~] agent: /);
+    // The AgentVersion's `agent` names the same Agent: it is not shown removed and added (nor is
+    // the content hash behind it); the Agent's own change and the line above say what changes.
+    expect(preview.stdout).not.toMatch(/^\s*[-+~] agent: /m);
+    expect(preview.stdout).not.toMatch(/contentHash/);
   }, 300_000);
 
   test("a revert (the prompt back to its previous text) goes back with no publish", async () => {
@@ -158,6 +160,32 @@ describe("a YAML program on the voice-agent plugin", () => {
       version: firstLive,
       previous_version: before.liveVersion,
     });
+  }, 300_000);
+
+  test("a rollback made in the dashboard shows at refresh once; up --refresh keeps it off air; then quiet", async () => {
+    const { agentId, liveVersion } = await project.outputs();
+    const client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+    const other = (await api("GET", `/v1/agents/${agentId}/versions`)).data.find(
+      (v: { is_published: boolean; version: number }) => v.is_published && v.version !== liveVersion,
+    ).version as number;
+    await client.versions.activate(agentId, other);
+    // Pulumi's own drift check sees production answer with another version, until an `up` records it.
+    for (let i = 0; i < 2; i++) {
+      const seen = await project.refresh({ expectNoChanges: true, allowFailure: true });
+      expect(seen.code, seen.stdout).not.toBe(0);
+    }
+    // `up --refresh` records it (an AgentVersion update that writes nothing) and keeps it off air.
+    const up = await project.pulumi(["up", "--yes", "--refresh"]);
+    expect(up.stdout).toMatch(/AgentVersion live updated/);
+    expect(up.stdout).toMatch(/1 updated/);
+    expect((await api("GET", `/v1/agents/${agentId}`)).live_version).toBe(other);
+    await project.preview({ expectNoChanges: true });
+    await project.refresh({ expectNoChanges: true });
+    expect((await api("GET", `/v1/agents/${agentId}`)).live_version).toBe(other);
+    // Back live by someone else: the record goes, nothing to do (the later cases start from it).
+    await client.versions.activate(agentId, liveVersion);
+    await project.refresh();
+    await project.preview({ expectNoChanges: true });
   }, 300_000);
 
   test.each([

@@ -362,3 +362,175 @@ describe("a pass", () => {
     expect((await client.agents.get(parked.agentId)).live_version).toBe(1);
   });
 });
+
+describe("off air is our own record, whatever label the service gave the row", () => {
+  /**
+   * Versions 0, 1 and 2 put live in turn by the stack (watched), then a person pins `version: 0`
+   * (2 -> 0, which the service labels `rollback`): the AgentVersion's state and its inputs.
+   */
+  async function pinnedBack(name: string) {
+    const a = await checkAndCreate(agents, { name, systemPrompt: "## Agent Purpose\nv0" });
+    let agent = { outs: a.outs as Props, inputs: a.inputs as Props };
+    const v = await checkAndCreate(versions, versionInputs(agent.outs, { watch: WATCH }));
+    let outs = v.outs as Props;
+    for (const n of [1, 2]) {
+      const news = (
+        await agents.check(agent.inputs, { ...agent.inputs, systemPrompt: `## Agent Purpose\nv${n}` })
+      ).inputs as Props;
+      agent = { outs: (await agents.update(a.id, agent.outs, news)).outs as Props, inputs: news };
+      outs = (await versions.update(v.id, outs, versionInputs(agent.outs, { watch: WATCH }))).outs as Props;
+    }
+    expect(outs).toMatchObject({ version: 2, isLive: true });
+    const inputs = versionInputs(agent.outs, { watch: WATCH, pinnedVersion: 0 });
+    const pinned = (await versions.update(v.id, outs, inputs)).outs as Props;
+    expect(pinned).toMatchObject({ version: 0, isLive: true, origin: "pinned" });
+    const [row] = await client.versions.activations(a.id).toArray();
+    expect(row).toMatchObject({ action: "rollback", version: 0, previous_version: 2 });
+    return { agentId: a.id as string, id: v.id, inputs, outs: pinned };
+  }
+
+  /** Version 0 fails: the watch skips 2 (rolled back) and puts 1 live, a row the service labels `activate`. */
+  async function zeroFails(s: Awaited<ReturnType<typeof pinnedBack>>) {
+    await traffic(s.agentId, 30, 20);
+    const first = await watchPass(refreshOf({ support: s }), client);
+    expect(first.results[0]).toMatchObject({
+      outcome: "rolled_back",
+      version: 0,
+      target: 1,
+      row: { action: "activate", previous_version: 0, version: 1 },
+    });
+    return first.results[0]?.row?.at as string;
+  }
+
+  test("the v0/v1/v2 pin sequence never puts version 0 back: the watch's line in version 1's notes says it failed (exit 7)", async () => {
+    const s = await pinnedBack("Pinned back");
+    const at = await zeroFails(s);
+    // The team keeps what the watch chose (`version: 1`), without a refresh between: the stack's
+    // state holds no record of version 0 taken off air, only the watch's notes do.
+    const one = (await versions.update(s.id, s.outs, { ...s.inputs, pinnedVersion: 1 })).outs as Props;
+    expect(one).toMatchObject({ version: 1, isLive: true });
+    expect(one.offAir).toBeUndefined();
+    // Version 1 fails too: 0 was judged failing, 2 was rolled back. Nothing is safe: nothing is done.
+    await traffic(s.agentId, 30, 20);
+    await clearRequestLog(emu);
+    const second = await watchPass(refreshOf({ support: { ...s, outs: one } }), client);
+    expect(second.results[0]).toMatchObject({ outcome: "failing", version: 1, previous: 0 });
+    expect(second.results[0]?.problem).toContain(
+      `version 0 was judged failing by the watch and taken off air at ${at}`,
+    );
+    expect(second.results[0]?.problem).toContain("version 2 was taken off air by a rollback at");
+    expect(watchExitCode(second)).toBe(7);
+    expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
+  });
+
+  test("the stack's own record keeps version 0 off air even when the watch's line is gone from the notes", async () => {
+    const s = await pinnedBack("Recorded");
+    const at = await zeroFails(s);
+    // The refresh records version 0 taken off air while the stack had it live (a row labelled `activate`).
+    const off = await versions.read(s.id, s.outs);
+    expect(off.props).toMatchObject({
+      version: 0,
+      isLive: false,
+      rolledBack: { at, action: "activate", to: 1 },
+    });
+    expect(Object.values(off.props?.offAir ?? {})).toContain(0);
+    const checked = await versions.check(off.inputs as Props, { ...s.inputs, pinnedVersion: 1 });
+    expect(checked.failures ?? []).toEqual([]);
+    const one = (await versions.update(s.id, off.props as Props, checked.inputs as Props)).outs as Props;
+    expect(one).toMatchObject({ version: 1, isLive: true });
+    // A person clears version 1's notes (the watch's line with them).
+    await client.agents.patch(s.agentId, { notes: "" }, { version: 1 });
+    await traffic(s.agentId, 30, 20);
+    const second = await watchPass(refreshOf({ support: { ...s, outs: one } }), client);
+    expect(second.results[0]).toMatchObject({ outcome: "failing", version: 1 });
+    expect(second.results[0]?.problem).toContain(
+      `version 0 was taken off air at ${at} (\`activate\`) while this stack had it live`,
+    );
+    expect(watchExitCode(second)).toBe(7);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
+  });
+});
+
+describe("a record that cannot be read", () => {
+  test("the notes that say whether a version was judged failing cannot be read: not judged, nothing done (exit 5)", async () => {
+    const s = await deployed("Unreadable");
+    await traffic(s.agentId, 30, 20);
+    // Version 0 went off air by the row that put 1 live (`activate`): only 1's notes can tell.
+    const get = client.agents.get.bind(client.agents);
+    const spy = vi.spyOn(client.agents, "get").mockImplementation(async (...args: Parameters<typeof get>) => {
+      if (args[1]?.version === 1) throw new Error("connection reset");
+      return get(...args);
+    });
+    let report: Awaited<ReturnType<typeof watchPass>>;
+    try {
+      report = await watchPass(refreshOf({ "support-live": s }), client);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(report.results[0]).toMatchObject({ outcome: "error", version: 1 });
+    expect(report.results[0]?.problem).toContain(
+      "the notes of version 1 (where the watch records what it judged failing) could not be read: connection reset",
+    );
+    expect(watchExitCode(report)).toBe(5);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
+  });
+});
+
+describe("the watch's notes write is a compare-and-set", () => {
+  /** A person's edit of version 0's notes before each of the watch's writes there (`times` of them). */
+  function personEdits(agentId: string, times: number) {
+    const patch = client.agents.patch.bind(client.agents);
+    let edits = 0;
+    return vi.spyOn(client.agents, "patch").mockImplementation(async (...args: Parameters<typeof patch>) => {
+      if (args[2]?.ifMatch !== undefined && args[2]?.version === 0 && edits < times)
+        await patch(agentId, { notes: `Checked by Ana (${++edits})` }, { version: 0 });
+      return patch(...args);
+    });
+  }
+
+  test("notes edited between the watch's read and its write: read again and merged, the person's text kept", async () => {
+    const s = await deployed("Notes race");
+    await traffic(s.agentId, 30, 20);
+    const spy = personEdits(s.agentId, 1);
+    let report: Awaited<ReturnType<typeof watchPass>>;
+    try {
+      await clearRequestLog(emu);
+      report = await watchPass(refreshOf({ "support-live": s }), client);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(report.results[0]).toMatchObject({ outcome: "rolled_back", target: 0 });
+    expect(report.results[0]?.problem).toBeUndefined();
+    const notes = (await client.agents.get(s.agentId, { version: 0 })).notes ?? "";
+    expect(notes).toMatch(
+      /^Checked by Ana \(1\)\n\n\[voice-agent watch\] .*: version 1 taken off air, version 0 put back live: /,
+    );
+    // The watch's first write was refused (409), then it wrote the merge.
+    const writes = (await requestLog(emu))
+      .filter((e) => e.method === "PATCH" && e.path.endsWith("?version=0"))
+      .map((e) => e.status);
+    expect(writes).toEqual([200, 409, 200]);
+  });
+
+  test("notes that keep changing: nothing overwritten, the problem says which line to add by hand", async () => {
+    const s = await deployed("Notes busy");
+    await traffic(s.agentId, 30, 20);
+    const spy = personEdits(s.agentId, 3);
+    let report: Awaited<ReturnType<typeof watchPass>>;
+    try {
+      report = await watchPass(refreshOf({ "support-live": s }), client);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(report.results[0]).toMatchObject({ outcome: "rolled_back", target: 0 });
+    expect(report.results[0]?.problem).toContain(
+      "why could not be written into version 0's notes: they changed while the watch wrote them (3 times",
+    );
+    expect(report.results[0]?.problem).toContain(
+      "Nothing of them was overwritten; add this line to version 0's notes by hand: [voice-agent watch] ",
+    );
+    expect((await client.agents.get(s.agentId, { version: 0 })).notes).toBe("Checked by Ana (3)");
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+  });
+});

@@ -21,6 +21,7 @@ import { agentProvider } from "../../src/resources/agent/provider";
 import { AgentVersion, type AgentVersionArgs } from "../../src/resources/agentVersion";
 import { previewNote } from "../../src/resources/agentVersion/plan";
 import { agentVersionProvider } from "../../src/resources/agentVersion/provider";
+import { rollbackLine, rollbackNote } from "../../src/resources/agentVersion/rollback";
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
 import { LOOKUPS } from "../../src/resources/catalogueLookups";
 import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provider";
@@ -479,6 +480,57 @@ describe("the dynamic resources and the plugin agree", () => {
         "AgentVersion faces-plan-<face>-v: a revert: brings back version 0, which holds this configuration; nothing published",
     });
     expect(untag(r.plugin)).toEqual(untag(r.dynamic));
+  });
+
+  test("a revert to the configuration of a version the watch judged failing (a row labelled `activate`) leaves it off air", async () => {
+    const r = await both(async (face, tag) => {
+      const name = `faces-judged-${tag}`;
+      const first = { name, systemPrompt: "## Agent Purpose\nV1." };
+      const agent = await up(face, "agent", name, first);
+      const v = await up(face, "agentVersion", `${name}-v`, face.versionOf({ name, outs: agent.outs }, {}));
+      const second = { name, systemPrompt: "## Agent Purpose\nV2." };
+      const checked = await face.check("agent", name, agent.inputs, second);
+      const agentOuts = await face.update("agent", name, agent.id, agent.outs, checked.inputs);
+      const deploy = async (olds: { outs: P; inputs: P }, extra: P, outs = agentOuts) => {
+        const inputs = (
+          await face.check("agentVersion", `${name}-v`, olds.inputs, face.versionOf({ name, outs }, extra))
+        ).inputs;
+        return { outs: await face.update("agentVersion", `${name}-v`, v.id, olds.outs, inputs), inputs };
+      };
+      const v1 = await deploy(v, {});
+      // A person pins version 0 (1 -> 0, `rollback`); it fails, and the watch puts 1 live (0 -> 1,
+      // `activate`), why in version 1's notes.
+      const pinned = await deploy(v1, tag === "plugin" ? { version: 0 } : { pinnedVersion: 0 });
+      const row = await client.versions.activate(agent.id, 1);
+      const line = rollbackLine(row.at, 0, 1, "Default Analysis/User Sentiment = negative on 20 of 30 calls");
+      await client.agents.patch(agent.id, { notes: rollbackNote(null, line) }, { version: 1 });
+      // The revert to version 0's configuration, the pin removed.
+      const back = await face.check("agent", name, checked.inputs, first);
+      const revertOuts = await face.update("agent", name, agent.id, agentOuts, back.inputs);
+      const revert = await deploy(pinned, {}, revertOuts);
+      const rb = revert.outs.rolledBack as P | undefined;
+      return {
+        pinned: pinned.outs.version,
+        action: row.action,
+        version: revert.outs.version,
+        isLive: revert.outs.isLive,
+        rolledBack: rb && { action: rb.action, to: rb.to, reason: rb.reason },
+        live: (await client.agents.get(agent.id)).live_version,
+      };
+    });
+    expect(r.dynamic).toEqual({
+      pinned: 0,
+      action: "activate",
+      version: 0,
+      isLive: false,
+      rolledBack: {
+        action: "activate",
+        to: 1,
+        reason: "Default Analysis/User Sentiment = negative on 20 of 30 calls",
+      },
+      live: 1,
+    });
+    expect(r.plugin).toEqual(r.dynamic);
   });
 
   test("the catalogue lookups answer alike (a program's lookup, the plugin's function)", async () => {

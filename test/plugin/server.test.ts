@@ -46,11 +46,11 @@ afterEach(async () => {
   for (const f of cleanup.splice(0)) await f();
 });
 
-async function started(): Promise<{
+async function started(emuOptions: { kbProcessingMs?: number } = {}): Promise<{
   emu: RunningEmulator;
   call: <Res>(m: string, req: unknown) => Promise<Res>;
 }> {
-  const emu = await startEmulator({ port: 0 });
+  const emu = await startEmulator({ port: 0, ...emuOptions });
   const { server, port } = await serve(new VoiceAgentProvider(FACTORIES));
   const rpc = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   cleanup.push(
@@ -255,5 +255,229 @@ describe("the plugin's server", () => {
     expect(schema.getSchema()).toBe(readFileSync(path.join(root, "schema.json"), "utf8"));
     const info = await call<{ getVersion(): string }>("getPluginInfo", new emptypb.Empty());
     expect(info.getVersion()).toBe(JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version);
+  });
+});
+
+/** A reference to the Agent `name` created through the plugin, as the engine sends `agent: ${host}`. */
+const agentRef = (name: string, id: string) => ({
+  [SIG]: RESOURCE_SIG,
+  urn: `urn:pulumi:test::plugin::voice-agent:index:Agent::${name}`,
+  id,
+});
+
+type Call = <Res>(m: string, req: unknown) => Promise<Res>;
+
+async function configured(emu: RunningEmulator, call: Call): Promise<void> {
+  const configure = new provpb.ConfigureRequest();
+  configure.setArgs(struct({ baseUrl: emu.url, apiKey: { [SIG]: SECRET_SIG, value: DEFAULT_API_KEY } }));
+  await call("configure", configure);
+}
+
+async function checked(call: Call, type: string, name: string, olds: P, news: P): Promise<P> {
+  const req = new provpb.CheckRequest();
+  req.setUrn(`urn:pulumi:test::plugin::voice-agent:index:${type}::${name}`);
+  req.setType(`voice-agent:index:${type}`);
+  req.setOlds(struct(olds));
+  req.setNews(struct(news));
+  const res = await call<provTypes.CheckResponse>("check", req);
+  expect(res.getFailuresList().map((f) => f.getReason())).toEqual([]);
+  return plain(res.getInputs());
+}
+
+/** The plugin's diff: its changed fields and, by field, the kind of the change (`ADD`, `UPDATE`...). */
+async function diffed(
+  call: Call,
+  type: string,
+  name: string,
+  id: string,
+  olds: P,
+  news: P,
+  ignoreChanges: string[] = [],
+) {
+  const req = new provpb.DiffRequest();
+  req.setIgnorechangesList(ignoreChanges);
+  req.setUrn(`urn:pulumi:test::plugin::voice-agent:index:${type}::${name}`);
+  req.setType(`voice-agent:index:${type}`);
+  req.setId(id);
+  req.setOlds(struct(olds));
+  req.setNews(struct(news));
+  const res = await call<provTypes.DiffResponse>("diff", req);
+  const kinds = Object.fromEntries(
+    Object.entries(provpb.PropertyDiff.Kind).map(([k, v]) => [v, k] as [number, string]),
+  );
+  const detailed: Record<string, string> = {};
+  res.getDetaileddiffMap().forEach((d, k) => {
+    detailed[k] = kinds[d.getKind()] as string;
+  });
+  return {
+    changes: res.getChanges() === provpb.DiffResponse.DiffChanges.DIFF_SOME,
+    diffs: res.getDiffsList(),
+    detailed,
+  };
+}
+
+/**
+ * What the engine does with `ignoreChanges` before it checks (pkg/v3 resource/deploy/step_generator.go,
+ * `processIgnoreChanges`): each ignored property takes the value it has in the state's inputs (the
+ * checked inputs of the last check), or is removed when they have none.
+ */
+function ignoring(news: P, stateInputs: P, ignored: string[]): P {
+  const out = { ...news };
+  for (const k of ignored) {
+    if (k in stateInputs) out[k] = stateInputs[k];
+    else delete out[k];
+  }
+  return out;
+}
+
+describe("the plugin's lifecycle", () => {
+  // An Agent `host` and its AgentVersion `live` (`agent: ${host}`), as a YAML program declares them.
+  async function hostAndLive(call: Call) {
+    const agentNews = { name: "Host", systemPrompt: "## Agent Purpose\nHelp callers." };
+    const agentIn = await checked(call, "Agent", "host", {}, agentNews);
+    const agentReq = new provpb.CreateRequest();
+    agentReq.setUrn("urn:pulumi:test::plugin::voice-agent:index:Agent::host");
+    agentReq.setType("voice-agent:index:Agent");
+    agentReq.setProperties(struct(agentIn));
+    const agentRes = await call<provTypes.CreateResponse>("create", agentReq);
+    const agent = { id: agentRes.getId(), inputs: agentIn, outs: plain(agentRes.getProperties()) };
+    const ref = agentRef("host", agent.id);
+    const liveIn = await checked(call, "AgentVersion", "live", {}, { agent: ref });
+    const liveReq = new provpb.CreateRequest();
+    liveReq.setUrn("urn:pulumi:test::plugin::voice-agent:index:AgentVersion::live");
+    liveReq.setType("voice-agent:index:AgentVersion");
+    liveReq.setProperties(struct(liveIn));
+    const liveRes = await call<provTypes.CreateResponse>("create", liveReq);
+    const live = { id: liveRes.getId(), inputs: liveIn, outs: plain(liveRes.getProperties()) };
+    return { agent, agentNews, ref, live };
+  }
+
+  test("detailedDiff names only real changes: an added pin is `version` ADD, an identical `agent` reference is no change of `agent`", async () => {
+    const { emu, call } = await started();
+    await configured(emu, call);
+    const { agent, agentNews, ref, live } = await hostAndLive(call);
+    const first = live.outs.version as number;
+    expect(first).toEqual(expect.any(Number));
+
+    // A pin added (the version live, as the issue's `version: 0`): the pin is added, nothing else.
+    const pinned = await checked(call, "AgentVersion", "live", live.inputs, { agent: ref, version: first });
+    const pin = await diffed(call, "AgentVersion", "live", live.id, live.outs, pinned);
+    expect(pin).toEqual({ changes: true, diffs: ["version"], detailed: { version: "ADD" } });
+
+    // The prompt changes: the Agent's preview, then its AgentVersion's, the reference the same.
+    const agentNext = await checked(call, "Agent", "host", agent.inputs, {
+      ...agentNews,
+      systemPrompt: "## Agent Purpose\nHelp callers kindly.",
+    });
+    const agentChange = await diffed(call, "Agent", "host", agent.id, agent.outs, agentNext);
+    expect(agentChange.detailed).toEqual({ systemPrompt: "UPDATE" });
+    const liveNext = await checked(call, "AgentVersion", "live", live.inputs, { agent: ref });
+    expect(liveNext.agent).toEqual(live.inputs.agent);
+    const follows = await diffed(call, "AgentVersion", "live", live.id, live.outs, liveNext);
+    expect(follows).toEqual({ changes: true, diffs: [], detailed: {} });
+  });
+
+  test('`ignoreChanges: ["version"]` keeps the pin: the engine puts back the pin the state holds, nothing is published', async () => {
+    const { emu, call } = await started();
+    await configured(emu, call);
+    const { ref, live } = await hostAndLive(call);
+    // Pinned to the version live: the pin is in the state's inputs as `version`.
+    const first = live.outs.version as number;
+    const pinnedIn = await checked(call, "AgentVersion", "live", live.inputs, { agent: ref, version: first });
+    const upd = new provpb.UpdateRequest();
+    upd.setUrn("urn:pulumi:test::plugin::voice-agent:index:AgentVersion::live");
+    upd.setType("voice-agent:index:AgentVersion");
+    upd.setId(live.id);
+    upd.setOlds(struct(live.outs));
+    upd.setNews(struct(pinnedIn));
+    const pinnedOuts = plain((await call<provTypes.UpdateResponse>("update", upd)).getProperties());
+    expect(pinnedOuts.version).toBe(first);
+    expect(pinnedIn.version).toBe(first);
+
+    // The program drops the pin, or pins another version, under `ignoreChanges: ["version"]`.
+    for (const program of [{ agent: ref }, { agent: ref, version: first + 7 }]) {
+      const news = ignoring(program, pinnedIn, ["version"]);
+      const next = await checked(call, "AgentVersion", "live", pinnedIn, news);
+      expect(next.pinnedVersion).toBe(first);
+      expect(await diffed(call, "AgentVersion", "live", live.id, pinnedOuts, next, ["version"])).toEqual({
+        changes: false,
+        diffs: [],
+        detailed: {},
+      });
+    }
+    // A state an earlier plugin wrote (the pin in its inputs as `pinnedVersion` alone): the engine
+    // removes the program's `version`, and the preview is refused, naming the field and why.
+    const { version: _pin, ...legacyInputs } = pinnedIn;
+    const dropped = await checked(
+      call,
+      "AgentVersion",
+      "live",
+      legacyInputs,
+      ignoring({ agent: ref, version: first }, legacyInputs, ["version"]),
+    );
+    expect(dropped.pinnedVersion).toBeUndefined();
+    await expect(
+      diffed(call, "AgentVersion", "live", live.id, pinnedOuts, dropped, ["version"]),
+    ).rejects.toThrow(/version: ignoreChanges \["version"\] cannot keep the pin[\s\S]*`pulumi refresh`/);
+    const client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+    const versions = [];
+    for await (const v of client.versions.list(live.outs.agentId)) versions.push(v);
+    expect(versions.filter((v) => v.is_published).map((v) => v.version)).toEqual([first]);
+  });
+
+  test("Cancel ends a knowledge base's wait for its documents: the create fails as cancelled, and the next `up` adopts the knowledge base and finishes", async () => {
+    const emu = await startEmulator({ port: 0, kbProcessingMs: 4_000 });
+    cleanup.push(() => emu.close());
+    const servedOn = async () => {
+      const { server, port } = await serve(new VoiceAgentProvider(FACTORIES));
+      const rpc = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+      cleanup.push(
+        () => rpc.close(),
+        () => server.forceShutdown(),
+      );
+      const call: Call = <Res>(m: string, req: unknown) =>
+        new Promise<Res>((resolve, reject) =>
+          (rpc as unknown as Record<string, (r: unknown, cb: (e: Error | null, r: Res) => void) => void>)[
+            m
+          ]?.call(rpc, req, (e, r) => (e ? reject(e) : resolve(r))),
+        );
+      await configured(emu, call);
+      return call;
+    };
+    const kbNews = {
+      name: "FAQ",
+      documents: [{ name: "returns", url: "https://shop.example.com/returns" }],
+      readyTimeoutSeconds: 600,
+    };
+    const first = await servedOn();
+    const createIn = await checked(first, "KnowledgeBase", "faq", {}, kbNews);
+    const req = new provpb.CreateRequest();
+    req.setUrn("urn:pulumi:test::plugin::voice-agent:index:KnowledgeBase::faq");
+    req.setType("voice-agent:index:KnowledgeBase");
+    req.setProperties(struct(createIn));
+    const t0 = performance.now();
+    const creating = first<provTypes.CreateResponse>("create", req).then(
+      () => "created",
+      (e: Error) => e.message,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    await first("cancel", new emptypb.Empty());
+    const failure = await creating;
+    expect(performance.now() - t0).toBeLessThan(2_500);
+    expect(failure).toMatch(/cancelled by the Pulumi engine[\s\S]*still processing "returns"/);
+    expect(failure).toMatch(/Run `pulumi up` again/);
+
+    // The next `up` (a new plugin process): the same create adopts the knowledge base (its marker).
+    const client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+    const held = async () => {
+      const all = [];
+      for await (const kb of client.knowledgeBases.list()) all.push(kb);
+      return all;
+    };
+    const [made] = await held();
+    const second = await servedOn();
+    const res = await second<provTypes.CreateResponse>("create", req);
+    expect(res.getId()).toBe(made?.id);
+    expect((await held()).map((kb) => kb.documents.map((d) => d.status))).toEqual([["ready"]]);
   });
 });

@@ -319,7 +319,7 @@ describe("AgentVersion", () => {
     return { agent: { id: agent.id, inputs: news, outs: updated.outs as any }, version };
   }
 
-  test("a change is one read, one patch, one publish, one activation; a revert one read more, however long the history", async () => {
+  test("a change is one read, one patch, one publish, one activation; a revert two reads more (the history, the notes of the version that replaced it), however long the history", async () => {
     const created = await createAgent(base);
     await publish(created.outs);
     let agent = created as { id: string; inputs: any; outs: any };
@@ -341,8 +341,10 @@ describe("AgentVersion", () => {
       "POST /v1/agents/:id/activations",
     ]);
 
-    // The revert to the first configuration: one read of version 0, and one page of the deploy
-    // history (a version a rollback took off air would stay off air), then it goes back live.
+    // The revert to the first configuration: one read of version 0, one page of the deploy history
+    // (a version a rollback took off air would stay off air) and the notes of the version that row
+    // put live (the watch's line there would say it judged version 0 failing, whatever the row's
+    // label), then it goes back live.
     const revert = await requestsDuring(async () => {
       next = await release(next!.agent, base.systemPrompt);
     });
@@ -351,6 +353,7 @@ describe("AgentVersion", () => {
       "GET /v1/agents/:id",
       "PATCH /v1/agents/:id",
       "GET /v1/agents/:id/activations",
+      "GET /v1/agents/:id?version=1",
       "GET /v1/agents/:id?version=0",
       "POST /v1/agents/:id/activations",
     ]);
@@ -600,8 +603,9 @@ describe("AgentVersion", () => {
 
     const row = await client.versions.activate(a.id, 0); // a rollback in the dashboard
     const read = await agentVersionHandler.read(v1.id, v1.outs);
-    // The program still asks for version 1 live; the refresh records what took it off air, and the
-    // next deploy leaves it off air (no change), instead of putting it back live.
+    // The program still asks for version 1 live; the refresh records what took it off air and shows
+    // it (a change until a deploy records it), and the next deploy leaves it off air instead of
+    // putting it back live.
     expect(read.inputs?.live).toBe(true);
     expect(read.props).toMatchObject({
       isLive: false,
@@ -610,7 +614,11 @@ describe("AgentVersion", () => {
     // What a program exports as live stays true after the rollback: version 0 is live, not 1.
     expect(v1.outs?.liveVersion).toBe(1);
     expect(read.props?.liveVersion).toBe(0);
-    expect((await agentVersionHandler.diff(v1.id, read.props, v1.inputs)).changes).toBe(false);
+    expect((await agentVersionHandler.diff(v1.id, read.props, v1.inputs)).changes).toBe(true);
+    const recorded = await agentVersionHandler.update(v1.id, read.props, v1.inputs);
+    expect(recorded.outs).toMatchObject({ isLive: false, rolledBack: { at: row.at, recorded: true } });
+    expect((await client.agents.get(a.id)).live_version).toBe(0);
+    expect((await agentVersionHandler.diff(v1.id, recorded.outs, v1.inputs)).changes).toBe(false);
     expect(v0.outs?.version).toBe(0);
 
     await client.agents.patch(a.id, { system_prompt: "open draft" });

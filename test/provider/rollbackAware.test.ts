@@ -11,6 +11,7 @@ import type { RunningEmulator } from "../../src/emulator";
 import { UNKNOWN } from "../../src/provider/normalize";
 import { agentProvider } from "../../src/resources/agent/provider";
 import { OUTCOME_FIELDS, OUTCOME_KEY } from "../../src/resources/agentVersion/layout";
+import { previewNote } from "../../src/resources/agentVersion/plan";
 import { agentVersionDynamicProvider, agentVersionProvider } from "../../src/resources/agentVersion/provider";
 import { rollbackLine, rollbackNote } from "../../src/resources/agentVersion/rollback";
 import { analysisGroupProvider } from "../../src/resources/analysisGroup/provider";
@@ -74,8 +75,11 @@ describe("the dynamic resource's state", () => {
     // Taken off air since: the refresh records it in the outcome, and no deploy puts it back.
     const row = await client.versions.activate(s.agentId, 0);
     const off = await dynamic.read(s.id, refreshed.props as Props);
-    expect(outcomeOf(off.props)).toMatchObject({ rolledBack: { at: row.at, action: "rollback", to: 0 } });
-    expect((await dynamic.diff(s.id, off.props as Props, s.inputs)).changes).toBe(false);
+    expect(outcomeOf(off.props)).toMatchObject({
+      rolledBack: { at: row.at, action: "rollback", to: 0, recorded: false },
+    });
+    // The refresh shows it (the engine diffs the state it read against the program's inputs).
+    expect((await dynamic.diff(s.id, off.props as Props, s.inputs)).changes).toBe(true);
     // A label change writes the label only: the version stays off air, its outcome kept.
     const labelled = { ...s.inputs, label: "Release 1" };
     const checked = await dynamic.check(off.inputs as Props, labelled);
@@ -84,9 +88,11 @@ describe("the dynamic resource's state", () => {
     expect(updated.outs).toMatchObject({ version: 1, isLive: false, label: "Release 1" });
     expect(outcomeOf(updated.outs)).toMatchObject({
       origin: "published",
-      rolledBack: { action: "rollback", to: 0 },
+      rolledBack: { action: "rollback", to: 0, recorded: true },
     });
     expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+    // Recorded by that deploy: quiet from then on.
+    expect((await dynamic.diff(s.id, updated.outs as Props, checked.inputs as Props)).changes).toBe(false);
   });
 });
 
@@ -110,15 +116,52 @@ describe("a version taken off air after this stack put it live", () => {
         reason: "Default Analysis/User Sentiment = negative on 12 of 30 calls",
       },
     });
-    // The same program: no change, so neither `up` nor `up --refresh` writes anything.
-    expect((await versions.diff(s.id, read.props as Props, s.inputs)).changes).toBe(false);
+    expect(read.props?.rolledBack.recorded).toBe(false);
+    // The refresh shows the change: the engine diffs the state it read against the program's inputs
+    // (pulumi#16146), so `refresh --expect-no-changes` fails and a drift alarm sees production moved.
+    expect((await versions.diff(s.id, read.props as Props, s.inputs)).changes).toBe(true);
 
-    // A second refresh finds the same row: it keeps the reason without reading the notes again.
+    // A second refresh finds the same row: it keeps the reason without reading the notes again, and
+    // still shows it until a deploy records it.
     await clearRequestLog(emu);
     const again = await versions.read(s.id, read.props as Props);
     expect(again.props?.rolledBack).toEqual(read.props?.rolledBack);
     const log = (await requestLog(emu)).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, ":id")}`);
     expect(log).toEqual(["GET /v1/agents/:id?version=1", "GET /v1/agents/:id/activations"]);
+    expect((await versions.diff(s.id, again.props as Props, s.inputs)).changes).toBe(true);
+
+    // The next `up` (the same program): its preview says the version stays off air, and the update
+    // records the rollback writing nothing to the service.
+    const checked = await versions.check(again.inputs as Props, s.inputs);
+    expect(checked.failures ?? []).toEqual([]);
+    expect(checked.inputs).toMatchObject({ version: 1, isLive: false, rolledBack: { at: row.at, to: 0 } });
+    expect(previewNote(checked.inputs as Props, "v")?.message).toMatch(
+      new RegExp(`^version 1 stays off air: .*${row.at}`),
+    );
+    await clearRequestLog(emu);
+    const updated = await versions.update(s.id, again.props as Props, checked.inputs as Props);
+    const writes = (await requestLog(emu)).filter((r) => r.method !== "GET");
+    expect(writes).toEqual([]);
+    expect(updated.outs).toMatchObject({ isLive: false, rolledBack: { at: row.at, recorded: true } });
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+
+    // From then on preview and refresh are quiet: no change, no line, and a no-op check reads nothing.
+    expect((await versions.diff(s.id, updated.outs as Props, checked.inputs as Props)).changes).toBe(false);
+    expect(previewNote(updated.outs as Props, "v")).toBeUndefined();
+    await clearRequestLog(emu);
+    const quiet = await versions.check(checked.inputs as Props, s.inputs);
+    expect(await requestLog(emu)).toEqual([]);
+    expect((await versions.diff(s.id, updated.outs as Props, quiet.inputs as Props)).changes).toBe(false);
+    const reread = await versions.read(s.id, updated.outs as Props);
+    expect(reread.props?.rolledBack.recorded).toBe(true);
+    expect((await versions.diff(s.id, reread.props as Props, checked.inputs as Props)).changes).toBe(false);
+
+    // Another rollback elsewhere later (back live, then off air again): shown again, once.
+    await client.versions.activate(s.agentId, 1);
+    const later = await client.versions.activate(s.agentId, 0);
+    const next = await versions.read(s.id, reread.props as Props);
+    expect(next.props?.rolledBack).toMatchObject({ at: later.at, recorded: false });
+    expect((await versions.diff(s.id, next.props as Props, checked.inputs as Props)).changes).toBe(true);
   });
 
   test("an update without a refresh (a label change) finds it off air and leaves it there", async () => {
@@ -168,8 +211,13 @@ describe("a version taken off air after this stack put it live", () => {
     // Taken off again: reinstate 1 is already recorded, so it stays off air until raised to 2.
     await client.versions.activate(s.agentId, 0);
     const read2 = await versions.read(s.id, back.outs as Props);
-    expect(read2.props?.rolledBack).toMatchObject({ action: "rollback", to: 0 });
-    expect((await versions.diff(s.id, read2.props as Props, reinstate)).changes).toBe(false);
+    expect(read2.props?.rolledBack).toMatchObject({ action: "rollback", to: 0, recorded: false });
+    // Shown by that refresh (not yet recorded); the update that records it leaves it off air.
+    expect((await versions.diff(s.id, read2.props as Props, reinstate)).changes).toBe(true);
+    const recorded = await versions.update(s.id, read2.props as Props, reinstate);
+    expect(recorded.outs).toMatchObject({ isLive: false, rolledBack: { to: 0, recorded: true } });
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+    expect((await versions.diff(s.id, recorded.outs as Props, reinstate)).changes).toBe(false);
     const lowered = { ...s.inputs, reinstate: 0 };
     const kept = await versions.update(s.id, read2.props as Props, lowered);
     expect(kept.outs).toMatchObject({ isLive: false, rolledBack: { to: 0 } });
@@ -468,8 +516,13 @@ describe("taken off air is a fact of the service, not of one resource's state", 
     const s = await rolledBack();
     expect(s.agent.outs.systemPrompt).toBe("## Agent Purpose\nv1");
     expect((await agents.diff(s.agentId, s.agent.outs, s.agent.inputs)).changes).toBe(false);
-    expect((await versions.diff(s.id, s.version.props as Props, s.inputs)).changes).toBe(false);
-    expect(s.version.props).toMatchObject({ version: 1, isLive: false, rolledBack: { at: s.row.at } });
+    // The version's refresh shows the rollback (once, until an `up` records it); it stays off air.
+    expect((await versions.diff(s.id, s.version.props as Props, s.inputs)).changes).toBe(true);
+    expect(s.version.props).toMatchObject({
+      version: 1,
+      isLive: false,
+      rolledBack: { at: s.row.at, recorded: false },
+    });
   });
 
   test("a revert then a re-apply: the rolled-back version stays off air, said at preview; reinstate puts it back", async () => {
@@ -552,5 +605,79 @@ describe("taken off air is a fact of the service, not of one resource's state", 
       pinnedVersion: 1,
     });
     expect(pinned.outs).toMatchObject({ version: 1, isLive: true, origin: "pinned" });
+  });
+});
+
+describe("the watch's rollback to a newer version (a row the service labels `activate`)", () => {
+  test("a revert to the configuration of a version the watch judged failing does not reuse it; reinstate does", async () => {
+    // Versions 0 and 1 by the stack; a person pins `version: 0` (1 -> 0, `rollback`).
+    const s = await twoVersions();
+    const pin = { ...s.inputs, pinnedVersion: 0 };
+    const pinned = await versions.update(s.id, s.outs, pin);
+    expect(pinned.outs).toMatchObject({ version: 0, isLive: true, origin: "pinned" });
+    // Version 0 fails: the watch puts 1 back live (0 -> 1, labelled `activate`), why in 1's notes.
+    const row = await client.versions.activate(s.agentId, 1);
+    expect(row).toMatchObject({ action: "activate", previous_version: 0, version: 1 });
+    const line = rollbackLine(row.at, 0, 1, "Default Analysis/User Sentiment = negative on 20 of 30 calls");
+    await client.agents.patch(s.agentId, { notes: rollbackNote(null, line) }, { version: 1 });
+
+    // The revert to version 0's configuration, the pin removed: found by its configuration, it
+    // stays off air (said at preview, and by `up`).
+    const news = (
+      await agents.check(s.agent.inputs, { ...s.agent.inputs, systemPrompt: "## Agent Purpose\nv0" })
+    ).inputs;
+    const written = await agents.update(s.agentId, s.agent.outs, news);
+    const checked = await versions.check(s.inputs, versionInputs(written.outs as Props));
+    expect(checked.failures ?? []).toEqual([]);
+    expect(checked.inputs).toMatchObject({
+      version: 0,
+      isLive: false,
+      rolledBack: { at: row.at, action: "activate", to: 1, reason: expect.stringContaining("20 of 30") },
+    });
+    const up = await versions.update(s.id, pinned.outs as Props, checked.inputs as Props);
+    expect(up.outs).toMatchObject({
+      version: 0,
+      isLive: false,
+      origin: "reused",
+      rolledBack: { at: row.at, action: "activate", to: 1 },
+    });
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
+    expect((await versions.diff(s.id, up.outs as Props, checked.inputs as Props)).changes).toBe(false);
+
+    // Raised `reinstate`: back live on purpose, and no longer recorded off air.
+    const back = await versions.update(s.id, up.outs as Props, {
+      ...(checked.inputs as Props),
+      reinstate: 1,
+    });
+    expect(back.outs).toMatchObject({ version: 0, isLive: true });
+    expect(Object.values((back.outs as Props).offAir ?? {})).not.toContain(0);
+    expect((await client.agents.get(s.agentId)).live_version).toBe(0);
+  });
+
+  test("a version another activation took off air while this stack had it live is recorded, and not reused", async () => {
+    const s = await twoVersions();
+    const pinned = await versions.update(s.id, s.outs, { ...s.inputs, pinnedVersion: 0 });
+    // A person activates version 1 in the dashboard (0 -> 1, `activate`), no note of the watch.
+    const row = await client.versions.activate(s.agentId, 1);
+    const refreshed = await versions.read(s.id, pinned.outs as Props);
+    expect(refreshed.props).toMatchObject({
+      version: 0,
+      isLive: false,
+      rolledBack: { at: row.at, action: "activate" },
+    });
+    expect(Object.values((refreshed.props as Props).offAir ?? {})).toContain(0);
+    const news = (
+      await agents.check(s.agent.inputs, { ...s.agent.inputs, systemPrompt: "## Agent Purpose\nv0" })
+    ).inputs;
+    const written = await agents.update(s.agentId, s.agent.outs, news);
+    const checked = await versions.check(refreshed.inputs as Props, versionInputs(written.outs as Props));
+    expect(checked.inputs).toMatchObject({ version: 0, isLive: false, rolledBack: { action: "activate" } });
+    const up = await versions.update(s.id, refreshed.props as Props, checked.inputs as Props);
+    expect(up.outs).toMatchObject({
+      version: 0,
+      isLive: false,
+      rolledBack: { at: row.at, action: "activate" },
+    });
+    expect((await client.agents.get(s.agentId)).live_version).toBe(1);
   });
 });

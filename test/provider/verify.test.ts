@@ -366,6 +366,36 @@ describe("verify: a verification against the emulator", () => {
     expect(message).toContain("none is placed again");
   });
 
+  it("stops waiting when the engine cancels (the plugin's Cancel), and the next up judges the same calls", async () => {
+    await rules([]);
+    const stop = new AbortController();
+    // A wait of the deadline's length (10 minutes): only the cancel ends it.
+    const timing = { signal: stop.signal, wait: () => new Promise<void>(() => undefined) };
+    const t0 = performance.now();
+    const verifying = verifyBeforeLive(
+      c,
+      agentId,
+      { ...spec, attempt: 6, timeoutSeconds: 600 },
+      v1,
+      timing,
+    ).catch((e: unknown) => e);
+    setTimeout(() => stop.abort(), 200);
+    const err = await verifying;
+    expect(performance.now() - t0).toBeLessThan(5_000);
+    expect(err).toBeInstanceOf(VerificationFailed);
+    const message = (err as Error).message;
+    expect(message).toContain(`Verification of version 1 of agent ${agentId} cancelled by the Pulumi engine`);
+    expect(message).toContain("none is placed again");
+    const placed = async () =>
+      (await c.calls.list({ origin: "api" }).toArray()).filter((x) => x.agent_version === 1).map((x) => x.id);
+    const before = await placed();
+    const next = await verifyBeforeLive(c, agentId, { ...spec, attempt: 6 }, v1);
+    expect(next).toMatchObject({ passed: true });
+    // The same calls (their ids in the cancel's message), none placed anew.
+    for (const call of next?.calls ?? []) expect(message).toContain(call.id);
+    expect((await placed()).sort()).toEqual(before.sort());
+  }, 20_000);
+
   it("refuses a call the service refuses, naming the test call", async () => {
     await c.agents.patch(agentId, { system_prompt: "Draft only." });
     const draft = await c.agents.get(agentId, { version: 2 });

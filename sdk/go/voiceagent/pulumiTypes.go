@@ -4956,6 +4956,10 @@ type RolledBack struct {
 	At string `pulumi:"at"`
 	// Why, when the watch did it (read from the notes of the version it put back live).
 	Reason *string `pulumi:"reason"`
+	// False while only a refresh has seen it: a deploy of this stack has not recorded it yet, so the
+	// refresh shows the resource changing and the next `up` records it (an update that writes nothing
+	// to the service). True once a deploy recorded it; absent in states of earlier releases (recorded).
+	Recorded *bool `pulumi:"recorded"`
 	// The version put live instead; `null` when the agent was taken off air.
 	To float64 `pulumi:"to"`
 }
@@ -4988,6 +4992,13 @@ func (o RolledBackOutput) At() pulumi.StringOutput {
 // Why, when the watch did it (read from the notes of the version it put back live).
 func (o RolledBackOutput) Reason() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v RolledBack) *string { return v.Reason }).(pulumi.StringPtrOutput)
+}
+
+// False while only a refresh has seen it: a deploy of this stack has not recorded it yet, so the
+// refresh shows the resource changing and the next `up` records it (an update that writes nothing
+// to the service). True once a deploy recorded it; absent in states of earlier releases (recorded).
+func (o RolledBackOutput) Recorded() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v RolledBack) *bool { return v.Recorded }).(pulumi.BoolPtrOutput)
 }
 
 // The version put live instead; `null` when the agent was taken off air.
@@ -5047,6 +5058,18 @@ func (o RolledBackPtrOutput) Reason() pulumi.StringPtrOutput {
 		}
 		return v.Reason
 	}).(pulumi.StringPtrOutput)
+}
+
+// False while only a refresh has seen it: a deploy of this stack has not recorded it yet, so the
+// refresh shows the resource changing and the next `up` records it (an update that writes nothing
+// to the service). True once a deploy recorded it; absent in states of earlier releases (recorded).
+func (o RolledBackPtrOutput) Recorded() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *RolledBack) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Recorded
+	}).(pulumi.BoolPtrOutput)
 }
 
 // The version put live instead; `null` when the agent was taken off air.

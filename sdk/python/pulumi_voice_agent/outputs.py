@@ -2317,7 +2317,8 @@ class RolledBack(dict):
                  action: _builtins.str,
                  at: _builtins.str,
                  to: _builtins.float,
-                 reason: Optional[_builtins.str] = None):
+                 reason: Optional[_builtins.str] = None,
+                 recorded: Optional[_builtins.bool] = None):
         """
         What took a version off air: the deploy-history row, and why when the watch did it.
 
@@ -2325,12 +2326,17 @@ class RolledBack(dict):
         :param _builtins.str at: When (the row's `at`); `null` when the history no longer reaches that row.
         :param _builtins.float to: The version put live instead; `null` when the agent was taken off air.
         :param _builtins.str reason: Why, when the watch did it (read from the notes of the version it put back live).
+        :param _builtins.bool recorded: False while only a refresh has seen it: a deploy of this stack has not recorded it yet, so the
+               refresh shows the resource changing and the next `up` records it (an update that writes nothing
+               to the service). True once a deploy recorded it; absent in states of earlier releases (recorded).
         """
         pulumi.set(__self__, "action", action)
         pulumi.set(__self__, "at", at)
         pulumi.set(__self__, "to", to)
         if reason is not None:
             pulumi.set(__self__, "reason", reason)
+        if recorded is not None:
+            pulumi.set(__self__, "recorded", recorded)
 
     @_builtins.property
     @pulumi.getter
@@ -2363,6 +2369,16 @@ class RolledBack(dict):
         Why, when the watch did it (read from the notes of the version it put back live).
         """
         return pulumi.get(self, "reason")
+
+    @_builtins.property
+    @pulumi.getter
+    def recorded(self) -> Optional[_builtins.bool]:
+        """
+        False while only a refresh has seen it: a deploy of this stack has not recorded it yet, so the
+        refresh shows the resource changing and the next `up` records it (an update that writes nothing
+        to the service). True once a deploy recorded it; absent in states of earlier releases (recorded).
+        """
+        return pulumi.get(self, "recorded")
 
 
 @pulumi.output_type

@@ -29,6 +29,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Agent } from "../agent";
 import { AGENT_CONFIG_FIELDS } from "../agent/fields";
+import { type AGENT_VERSION_INPUTS, engineInputs, heldSecretInputs } from "../inputSpecs";
 import { ServiceResource } from "../serviceResource";
 import { agentChoiceProblem, knownUpToOf, knownVersionOf } from "./fromAgent";
 import { DRAFT_KEY, NEXT_HASH_KEY, OUTCOME_FIELDS, OUTCOME_KEY } from "./layout";
@@ -284,6 +285,23 @@ export class AgentVersion extends ServiceResource {
       );
     }
     const promote = args.promote;
+    // Renamed, defaulted and kept secret by the one definition the plugin reads too (`inputSpecs.ts`):
+    // `version` is the pin, `live` defaults to true, staging's key is a secret wherever Pulumi keeps it.
+    const own = engineInputs(
+      "AgentVersion",
+      {
+        label: args.label,
+        notes: args.notes,
+        live: args.live,
+        version: args.version,
+        verify: args.verify,
+        watch: args.watch,
+        reinstate: args.reinstate,
+        promote,
+      },
+      (v) => pulumi.secret(v),
+    );
+    const secretOutputs = heldSecretInputs("AgentVersion", own);
     super(
       "agentVersion",
       "AgentVersion",
@@ -298,24 +316,10 @@ export class AgentVersion extends ServiceResource {
         // content hash, the versions the stack has seen, the draft as the Agent last wrote it), as
         // one input: one registered property, and one dependency on the Agent in the state.
         [DRAFT_KEY]: agent ? draftOf(agent, publishing) : undefined,
-        label: args.label,
-        notes: args.notes,
-        live: args.live ?? true,
-        pinnedVersion: args.version,
-        verify: args.verify,
-        watch: args.watch,
+        ...own,
         // The analysis groups the Agent declares: a watch rate on a group it does not attach is refused at preview.
         attachedGroupIds:
           args.watch === undefined || !agent ? undefined : agentConfig(agent).analysisGroupIds,
-        reinstate: args.reinstate,
-        // The key to staging's workspace is a secret wherever Pulumi keeps it.
-        promote:
-          promote === undefined
-            ? undefined
-            : {
-                ...promote,
-                ...(promote.apiKey !== undefined ? { apiKey: pulumi.secret(promote.apiKey) } : {}),
-              },
         // What the Agent declares, compared with staging's live configuration at preview.
         promoteConfig: promote === undefined || !agent ? undefined : agentConfig(agent),
         // Private, read only for a promotion's warning: registered only then.
@@ -331,8 +335,12 @@ export class AgentVersion extends ServiceResource {
       {
         ...opts,
         dependsOn: opts?.dependsOn ?? agent,
-        ...(promote?.apiKey !== undefined
-          ? { additionalSecretOutputs: [...new Set([...(opts?.additionalSecretOutputs ?? []), "promote"])] }
+        ...(secretOutputs.length > 0
+          ? {
+              additionalSecretOutputs: [
+                ...new Set([...(opts?.additionalSecretOutputs ?? []), ...secretOutputs]),
+              ],
+            }
           : {}),
       },
     );
@@ -459,3 +467,10 @@ const OUTPUTS = new Set([
 function withoutUndefinedInputs(props: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(props).filter(([k, v]) => v !== undefined || OUTPUTS.has(k)));
 }
+
+/** Every input `inputSpecs.ts` defines for the AgentVersion is one of its arguments (a compile-time check). */
+const _specsNameArguments: Record<
+  Exclude<keyof typeof AGENT_VERSION_INPUTS, keyof AgentVersionArgs>,
+  never
+> = {};
+void _specsNameArguments;

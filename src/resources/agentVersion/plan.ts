@@ -76,7 +76,13 @@ export interface PreviewNote {
  */
 export function previewNote(props: Record<string, unknown>, name: string): PreviewNote | undefined {
   const rolledBack = props.rolledBack;
-  if (isRecord(rolledBack) && typeof props.version === "number" && typeof rolledBack.action === "string")
+  // Said by the preview of the deploy that records it, not again once recorded.
+  if (
+    isRecord(rolledBack) &&
+    rolledBack.recorded !== true &&
+    typeof props.version === "number" &&
+    typeof rolledBack.action === "string"
+  )
     return { severity: "warning", message: offAirWords(props.version, rolledBack as unknown as RolledBack) };
   const plan = asPlan(props[PLAN_KEY]);
   return plan ? { severity: "info", message: `AgentVersion ${name}: ${planWords(plan)}` } : undefined;

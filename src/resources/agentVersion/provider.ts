@@ -44,7 +44,13 @@ import { checkPromotion, enforcePromotion, promotedNotes, promotionRecord } from
 import type { Promotion } from "./promoteArgs";
 import type { Proof } from "./proof";
 import { configurationDigest, reuseCandidates } from "./reuse";
-import { type RolledBack, rolledBackInHistory, rowThatTookOff, takenOffAir } from "./rollback";
+import {
+  type RolledBack,
+  recordedOffAir,
+  rolledBackInHistory,
+  rowThatTookOff,
+  takenOffAir,
+} from "./rollback";
 import type { AnalysisLibrary } from "./values";
 import { Verification, VerifySpec, verifyBeforeLive, verifyFailures, verifyValueFailures } from "./verify";
 import { reinstateFailures, reinstates, watchAnalysisFailures, watchFailures } from "./watch";
@@ -90,8 +96,10 @@ const VersionInputs = z.looseObject({
   watch: z.unknown().optional(),
   reinstate: z.number().int().min(0).optional(),
   // Kept by the provider (never the program's): the configurations (by content hash) whose version
-  // a rollback took off air while this resource held it, so that a preview names the version a
-  // revert-then-re-apply would bring back. Whether it stays off air is the deploy history's answer.
+  // was taken off air while this resource held it live (any row: a rollback, an activation, a
+  // deactivation), so that a preview names the version a revert-then-re-apply would bring back, and
+  // so that neither a reuse by content nor the watch puts it back (`rollback.ts`, `offAirBy`); a
+  // deploy that puts it live on the program's word (a pin, `reinstate`) drops it (`offAirAfter`).
   offAir: z.record(z.string(), z.number().int()).optional(),
 });
 type VersionInputs = z.infer<typeof VersionInputs>;
@@ -102,6 +110,7 @@ const RolledBackRecord = z.object({
   action: z.string(),
   to: z.number().int().nullable(),
   reason: z.string().optional(),
+  recorded: z.boolean().optional(),
 });
 
 const Origin = z.enum(["published", "reused", "pinned"]);
@@ -352,12 +361,12 @@ async function choose(
     !back.reinstated
       ? candidateOf(args) === chosen.version
         ? offAirAtCheck(args) // `check` read the history for this very version a moment ago
-        : await rolledBackInHistory(c, args.agentId, chosen.version)
+        : await rolledBackInHistory(c, args.agentId, chosen.version, recordedOffAir(args.offAir))
       : undefined;
   if (rolledBack) return { detail, origin, activation, verification, rolledBack };
   if (args.live && !chosen.is_live) {
     // With `verify`, test calls pinned to the version decide whether it goes live (verify.ts).
-    verification = await verifyBeforeLive(c, args.agentId, args.verify, chosen);
+    verification = await verifyBeforeLive(c, args.agentId, args.verify, chosen, { signal: ctx.signal });
     proof = await promotionBeforeLive(ctx, args, chosen.version, checked, verification);
     activation = await goLive(c, args.agentId, chosen.version);
     detail = { ...detail, is_live: true };
@@ -383,9 +392,11 @@ async function choose(
  */
 async function keptAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, news: Props): Promise<Props> {
   if (olds.agentId === undefined || olds.agentId !== news.agentId || choosesAnew(olds, news)) return {};
-  const touched = ["label", "notes", "live", "verify", "watch", "reinstate"].some(
-    (k) => !deepEqual(olds[k] ?? null, news[k] ?? null),
-  );
+  const touched =
+    unrecorded(olds) ||
+    ["label", "notes", "live", "verify", "watch", "reinstate"].some(
+      (k) => !deepEqual(olds[k] ?? null, news[k] ?? null),
+    );
   if (!touched || containsUnknown(news as Json)) return {};
   const args = inputs(news);
   const client = await c();
@@ -441,7 +452,7 @@ async function offAirAtPreview(
     (plan?.kind === "reuse" ? plan.version : undefined) ??
     (news.offAir as Record<string, number> | undefined)?.[contentHash];
   if (version === undefined) return {};
-  const rolledBack = await rolledBackInHistory(await c(), agentId, version);
+  const rolledBack = await rolledBackInHistory(await c(), agentId, version, recordedOffAir(news.offAir));
   return rolledBack ? { rolledBack, version, isLive: false } : {};
 }
 
@@ -544,11 +555,53 @@ function offAirAtCheck(args: VersionInputs): RolledBack | undefined {
   return found.success ? found.data : undefined;
 }
 
+/**
+ * What a refresh found took the version off air (`found`), against what the state recorded
+ * (`before`): the same row keeps whether a deploy recorded it; a row no deploy has recorded is
+ * `recorded: false`, which the diff shows until the next `up` records it.
+ */
+function asRead(found: RolledBack | undefined, before: RolledBack | undefined): RolledBack | undefined {
+  if (!found) return undefined;
+  const { recorded: _recorded, ...row } = found;
+  const same =
+    before !== undefined && before.at === row.at && before.to === row.to && before.action === row.action;
+  if (!same) return { ...row, recorded: false };
+  return before.recorded === undefined ? row : { ...row, recorded: before.recorded };
+}
+
+/** A rollback this deploy records (its outputs: seen by a deploy, never shown again by a refresh). */
+function asRecorded(rolledBack: RolledBack | undefined): RolledBack | undefined {
+  return rolledBack && { ...rolledBack, recorded: true };
+}
+
+/** A rollback a refresh found that no deploy of this stack has recorded yet. */
+function unrecorded(props: Props): boolean {
+  const r = props.rolledBack;
+  return r !== null && typeof r === "object" && (r as { recorded?: unknown }).recorded === false;
+}
+
 /** `offAir` with `hash` (the configuration of `version`) added: the newest 20. */
 function withOffAir(offAir: Record<string, number> | undefined, hash: string | undefined, version: number) {
   if (hash === undefined) return offAir;
   const next = Object.entries({ ...(offAir ?? {}), [hash]: version }).sort(([, a], [, b]) => b - a);
   return Object.fromEntries(next.slice(0, 20));
+}
+
+/**
+ * `offAir` after a deploy that chose `version`: with it when it stays off air (`rolledBack`: taken
+ * off air while this stack had it live, whatever the row's label), without it when the deploy put
+ * it live (`wentLive`: a pin, a raised `reinstate`, the program's word); the watch and a later
+ * reuse by content read this record (`recordedOffAir`).
+ */
+function offAirAfter(
+  args: VersionInputs,
+  version: number,
+  rolledBack: RolledBack | undefined,
+  wentLive: boolean,
+): Record<string, number> | undefined {
+  if (rolledBack) return withOffAir(args.offAir, args.contentHash ?? `version ${version}`, version);
+  if (!wentLive || args.offAir === undefined) return args.offAir;
+  return Object.fromEntries(Object.entries(args.offAir).filter(([, v]) => v !== version));
 }
 
 /**
@@ -691,6 +744,9 @@ const handlers: HandlerFactory = (ctx) => ({
       (news.label !== undefined && news.label !== olds.label) ||
       (news.notes !== undefined && news.notes !== olds.notes) ||
       (news.live === true && olds.isLive !== true && !staysOffAir(olds, news)) ||
+      // A rollback made elsewhere that only a refresh has seen: shown (by the refresh too) until an
+      // `up` records it, writing nothing to the service.
+      (news.live !== false && unrecorded(olds) && staysOffAir(olds, news)) ||
       // A new `verify` alone is recorded: it places no call on a version that is live already.
       !deepEqual(olds.verify ?? null, news.verify ?? null) ||
       // So is a new `watch`, and a new `reinstate` (which puts a version taken off air back live).
@@ -705,17 +761,16 @@ const handlers: HandlerFactory = (ctx) => ({
     const chosen = await choose(ctx, c, args, { reinstated: (args.reinstate ?? 0) > 0, republish: false });
     const { detail, origin, activation, verification, promotion, rolledBack } = chosen;
     const promoted = promotion ? { ...props, promotion } : props;
+    const offAir = offAirAfter(args, detail.version, rolledBack, activation !== "none");
     return {
       id: `${args.agentId}/${detail.version}`,
       outs: outputs(
-        rolledBack
-          ? { ...promoted, offAir: withOffAir(args.offAir, args.contentHash, detail.version) }
-          : promoted,
+        offAir ? { ...promoted, offAir } : promoted,
         detail,
         origin,
         activation,
         verification,
-        rolledBack,
+        asRecorded(rolledBack),
       ),
     };
   },
@@ -741,13 +796,16 @@ const handlers: HandlerFactory = (ctx) => ({
       recorded.live !== false && (recorded.isLive === true || recorded.rolledBack !== undefined);
     const rolledBack =
       putLive && !detail.is_live
-        ? await takenOffAir(c, agentId, version, detail.live_version, recorded.rolledBack)
+        ? asRead(
+            await takenOffAir(c, agentId, version, detail.live_version, recorded.rolledBack),
+            recorded.rolledBack,
+          )
         : undefined;
-    // Its configuration is remembered as taken off air by a rollback (for a later preview).
-    const offAir =
-      rolledBack?.action === "rollback"
-        ? withOffAir(recorded.offAir, recorded.contentHash, version)
-        : recorded.offAir;
+    // Taken off air while this stack had it live, whatever the row's label: remembered (for a later
+    // preview, a reuse by content and the watch's choice of a version to put back).
+    const offAir = rolledBack
+      ? withOffAir(recorded.offAir, recorded.contentHash ?? `version ${version}`, version)
+      : recorded.offAir;
     const outs = outputs(
       { ...props, agentId, ...(offAir ? { offAir } : {}) },
       detail,
@@ -759,6 +817,8 @@ const handlers: HandlerFactory = (ctx) => ({
     const inputs: Props = {};
     for (const key of OWN_INPUTS) if (props[key] !== undefined) inputs[key] = props[key];
     if (offAir) inputs.offAir = offAir;
+    // A rollback no deploy has recorded: the next `check` reads what the preview says of it.
+    if (rolledBack?.recorded === false) inputs.rolledBack = rolledBack;
     if (props.label !== undefined) inputs.label = outs.label;
     if (props.notes !== undefined) inputs.notes = outs.notes;
     // `live` stays what the program asked: a version taken off air is recorded as `rolledBack`
@@ -778,14 +838,15 @@ const handlers: HandlerFactory = (ctx) => ({
       });
       const { detail, origin, activation, verification, promotion, rolledBack } = chosen;
       const kept = promotion ? { ...news, promotion } : news;
+      const offAir = offAirAfter(args, detail.version, rolledBack, activation !== "none");
       return {
         outs: outputs(
-          rolledBack ? { ...kept, offAir: withOffAir(args.offAir, args.contentHash, detail.version) } : kept,
+          offAir ? { ...kept, offAir } : kept,
           detail,
           origin,
           activation,
           verification,
-          rolledBack,
+          asRecorded(rolledBack),
         ),
       };
     }
@@ -795,6 +856,7 @@ const handlers: HandlerFactory = (ctx) => ({
     let verification = before.verification;
     let rolledBack: RolledBack | undefined;
     let promotion: Promotion | undefined;
+    let wentLive = false;
     if (args.live && !detail.is_live) {
       // Taken off air since this stack put it live: it stays off air (the program asks again with
       // a new configuration, another pin, or a raised `reinstate`). A version the program had
@@ -811,10 +873,11 @@ const handlers: HandlerFactory = (ctx) => ({
         // A late `live: true` is promoted like a publish: checked before its test calls, and again
         // right before the activation when they ran.
         const checked = await enforcePromotion(ctx, args, before.version, "activate");
-        verification = await verifyBeforeLive(c, args.agentId, args.verify, detail);
+        verification = await verifyBeforeLive(c, args.agentId, args.verify, detail, { signal: ctx.signal });
         const proof = await promotionBeforeLive(ctx, args, before.version, checked, verification);
         activation = await goLive(c, args.agentId, before.version);
         detail = { ...detail, is_live: true };
+        wentLive = true;
         if (proof) promotion = promotionRecord(proof);
       }
     }
@@ -825,10 +888,7 @@ const handlers: HandlerFactory = (ctx) => ({
         : olds.promotion !== undefined
           ? { ...news, promotion: olds.promotion }
           : news;
-    const offAir =
-      rolledBack?.action === "rollback"
-        ? withOffAir(args.offAir, args.contentHash, before.version)
-        : args.offAir;
+    const offAir = offAirAfter(args, before.version, rolledBack, wentLive);
     return {
       outs: outputs(
         offAir ? { ...kept, offAir } : kept,
@@ -836,7 +896,7 @@ const handlers: HandlerFactory = (ctx) => ({
         before.origin,
         activation,
         verification,
-        rolledBack,
+        asRecorded(rolledBack),
       ),
     };
   },

@@ -9,6 +9,13 @@
  * rollback, keyed by the deploy-history row's `at` and the version taken off air
  * ({@link rollbackNote}). The version taken off air keeps its notes: those are the program's
  * (`notes`), and a note of ours there would read as drift.
+ *
+ * Off air is our own record, not the row's label (the service writes `rollback` only when the
+ * number goes down, so the watch's rollback to a newer version reads `activate`): a version stays
+ * off air ({@link offAirBy}) when the watch's line for the row that took it off air is in the notes
+ * of the version that row put live, when that row is a `rollback`, or when the stack recorded it
+ * taken off air while it had it live (an AgentVersion's `offAir`). Only `reinstate` or a pin brings
+ * it back: neither the watch's choice of a version to put back nor a reuse by content does.
  */
 import type { ActivationRowT, VoiceAgentClient } from "../../client";
 
@@ -22,6 +29,12 @@ export interface RolledBack {
   to: number | null;
   /** Why, when the watch did it (read from the notes of the version it put back live). */
   reason?: string;
+  /**
+   * False while only a refresh has seen it: a deploy of this stack has not recorded it yet, so the
+   * refresh shows the resource changing and the next `up` records it (an update that writes nothing
+   * to the service). True once a deploy recorded it; absent in states of earlier releases (recorded).
+   */
+  recorded?: boolean;
 }
 
 /** How many deploy-history rows are read to find the one that took a version off air. */
@@ -87,12 +100,11 @@ async function withReason(
 }
 
 /**
- * The versions of `rows` (the deploy history, newest first) that a rollback took off air and that
- * have not been live since, each with the row that did it: the watch's rollback, a person's (the
- * dashboard, or a Git revert: any activation of an older version). A version put live again since
- * (`reinstate`, a pin) is not among them.
+ * The versions of `rows` (the deploy history, newest first) that are off air and have not been live
+ * since, each with the row that took it off air (whatever its label: `rollback`, `activate`,
+ * `deactivate`). A version put live again since (`reinstate`, a pin) is not among them.
  */
-export function offAirByRollback(rows: readonly ActivationRowT[]): Map<number, ActivationRowT> {
+export function departures(rows: readonly ActivationRowT[]): Map<number, ActivationRowT> {
   const off = new Map<number, ActivationRowT>();
   // Versions whose newest row was met: only that row tells whether they stay off air.
   const seen = new Set<number>();
@@ -100,11 +112,44 @@ export function offAirByRollback(rows: readonly ActivationRowT[]): Map<number, A
     const from = row.previous_version;
     if (from !== null && from !== row.version && !seen.has(from)) {
       seen.add(from);
-      if (row.action === "rollback") off.set(from, row);
+      off.set(from, row);
     }
     if (row.version !== null) seen.add(row.version);
   }
   return off;
+}
+
+/**
+ * The versions of `rows` (the deploy history, newest first) that a row labelled `rollback` took
+ * off air and that have not been live since, each with that row: a person's rollback (the
+ * dashboard, or a Git revert: any activation of an older version). The label is only one of the
+ * signs: the service writes `rollback` only when the number goes down, so the watch's own rollback
+ * to a newer version reads `activate`; {@link offAirBy} adds our own record.
+ */
+export function offAirByRollback(rows: readonly ActivationRowT[]): Map<number, ActivationRowT> {
+  return new Map([...departures(rows)].filter(([, row]) => row.action === "rollback"));
+}
+
+/**
+ * Why `version`, taken off air by `row` (its newest departure, nothing put it live since), stays
+ * off air, or undefined when it may come back: the watch judged it failing (`watchReason`: its
+ * line for this very row and version in the notes of the version `row` put live, {@link reasonIn});
+ * `row` is a `rollback`; or this stack recorded it taken off air while it had it live
+ * (`recorded`: the versions of its AgentVersions' `offAir` and `rolledBack`). Whatever label the
+ * service gave the row: only `reinstate` or an explicit pin brings such a version back.
+ */
+export function offAirBy(
+  row: ActivationRowT,
+  version: number,
+  watchReason: string | undefined,
+  recorded: ReadonlySet<number> = new Set(),
+): string | undefined {
+  if (watchReason !== undefined)
+    return `version ${version} was judged failing by the watch and taken off air at ${row.at}`;
+  if (row.action === "rollback") return `version ${version} was taken off air by a rollback at ${row.at}`;
+  if (recorded.has(version))
+    return `version ${version} was taken off air at ${row.at} (\`${row.action}\`) while this stack had it live`;
+  return undefined;
 }
 
 /** The deploy history, newest first, at most {@link HISTORY_ROWS} rows (one page in the common case). */
@@ -118,18 +163,48 @@ export async function deployHistory(c: VoiceAgentClient, agentId: string): Promi
 }
 
 /**
- * Whether the deploy history says `version` stays off air: a rollback took it off air and nothing
- * put it live since. What did it (and why, when the watch did it), or undefined. The fact is the
- * service's, whichever resource or stack asks: a Git revert then a re-apply, a new AgentVersion
- * for the same agent, `live` turned back on, all find it.
+ * Whether `version` stays off air: nothing put it live since the row that took it off air, and that
+ * row is a rollback, or the watch judged it failing (its line in the notes of the version it put
+ * live), or this stack recorded it taken off air while it had it live (`recorded`, {@link offAirBy}).
+ * What did it (and why, when the watch did it), or undefined. Whichever resource or stack asks: a
+ * Git revert then a re-apply, a new AgentVersion for the same agent, `live` turned back on, all
+ * find it.
  */
 export async function rolledBackInHistory(
   c: VoiceAgentClient,
   agentId: string,
   version: number,
+  recorded?: ReadonlySet<number>,
 ): Promise<RolledBack | undefined> {
   const row = await rowThatTookOff(c, agentId, version);
-  return row?.action === "rollback" ? withReason(c, agentId, version, row) : undefined;
+  if (!row) return undefined;
+  const found: RolledBack = { at: row.at, action: row.action, to: row.version };
+  // Off air by the row's label or the stack's record already: the notes only add why.
+  const known = offAirBy(row, version, undefined, recorded) !== undefined;
+  // Otherwise the notes of the version put live say whether the watch did it; unread, nothing is
+  // assumed (the deploy fails, saying why, rather than putting back a version judged failing).
+  let reason: string | undefined;
+  if (row.version !== null) {
+    const put = await c.agents.get(agentId, { version: row.version }).catch((err: unknown) => {
+      if (known) return undefined;
+      throw new Error(
+        `could not tell whether version ${version} stays off air: the notes of version ${row.version} ` +
+          `(put live at ${row.at}) could not be read: ${(err as Error).message}`,
+        { cause: err },
+      );
+    });
+    reason = reasonIn(put?.notes, row.at, version);
+  }
+  if (!known && reason === undefined) return undefined;
+  return reason === undefined ? found : { ...found, reason };
+}
+
+/** The versions this stack recorded as taken off air while it had them live: an AgentVersion's `offAir`. */
+export function recordedOffAir(offAir: unknown): Set<number> {
+  const out = new Set<number>();
+  if (offAir !== null && typeof offAir === "object")
+    for (const v of Object.values(offAir)) if (typeof v === "number") out.add(v);
+  return out;
 }
 
 /** The line the watch writes into the notes of the version it put back live. */

@@ -19,6 +19,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { CallT, VoiceAgentClient } from "../../client";
 import { isSettled } from "../../evidence/calls";
+import { CANCELLED, pauseUnlessCancelled } from "../../provider/cancel";
 import { ExpectedFailure, failure } from "../../provider/failures";
 import { canonicalJson, contentHash, deepEqual, type Json } from "../../provider/normalize";
 import { containsUnknown, dependsOnUnknown, unknownPaths } from "../../provider/unknowns";
@@ -363,6 +364,8 @@ interface VerifyTarget {
 interface VerifyTiming {
   now?: () => number;
   wait?: (ms: number) => Promise<unknown>;
+  /** The engine's cancel: the wait for the calls ends, and the verification fails as cancelled. */
+  signal?: AbortSignal;
 }
 
 /** A verification that did not pass (its message says why and what to do). */
@@ -420,7 +423,8 @@ async function runVerification(
   for (;;) {
     const remaining = started + timeoutMs - now();
     if (remaining <= 0) break;
-    await wait(Math.min(pause, remaining));
+    await pauseUnlessCancelled(Math.min(pause, remaining), timing.signal, wait);
+    if (timing.signal?.aborted) break;
     pause = Math.min(MAX_POLL_MS, pause * 1.5);
     const pending = placedCalls.map((p, i) => ({ p, i })).filter(({ i }) => !settled.has(i));
     const read = await Promise.all(pending.map(({ p }) => c.calls.get(p.id)));
@@ -445,7 +449,9 @@ async function runVerification(
     });
     throw new VerificationFailed(
       [
-        `Verification of ${what} timed out after ${spec.timeoutSeconds ?? DEFAULT_VERIFY_TIMEOUT_SECONDS} s: ` +
+        (timing.signal?.aborted
+          ? `Verification of ${what} ${CANCELLED}: `
+          : `Verification of ${what} timed out after ${spec.timeoutSeconds ?? DEFAULT_VERIFY_TIMEOUT_SECONDS} s: `) +
           `${lines.length} of ${placedCalls.length} test calls had not finished and been analysed:`,
         ...lines,
         `The version is published and not live; ${liveNote(target)}. Run \`pulumi up\` again to wait for ` +

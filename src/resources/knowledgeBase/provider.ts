@@ -2,10 +2,10 @@
  * The KnowledgeBase's provider side: runs in the dynamic-provider process. See `index.ts` for
  * what each step does; the comparison is the shared field-table algorithm (`provider/managed.ts`).
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import type { KnowledgeBase as KnowledgeBaseRecord, VoiceAgentClient } from "../../client";
 import { ApiError } from "../../client/errors";
+import { CANCELLED, pauseUnlessCancelled } from "../../provider/cancel";
 import { bodyFailures } from "../../provider/failures";
 import { unlessGone } from "../../provider/gone";
 import {
@@ -154,11 +154,15 @@ function initFailure(message: string, id: string, properties: Props): Error {
   return Object.assign(new Error(message), { id, properties, reasons: [message] });
 }
 
-/** Waits until every document is `ready`; a `failed` document or the timeout ends it with a clear error. */
+/**
+ * Waits until every document is `ready`; a `failed` document, the timeout or the engine's cancel
+ * (`signal`) ends it with a clear error.
+ */
 async function waitReady(
   c: VoiceAgentClient,
   kb: KnowledgeBaseRecord,
   props: Props,
+  signal: AbortSignal | undefined,
 ): Promise<KnowledgeBaseRecord> {
   const timeoutSeconds = inputs(props).readyTimeoutSeconds ?? DEFAULT_KB_READY_TIMEOUT_SECONDS;
   const deadline = Date.now() + timeoutSeconds * 1000;
@@ -186,7 +190,16 @@ async function waitReady(
         outputs(props, current),
       );
     }
-    await sleep(Math.min(pause, Math.max(0, deadline - Date.now())));
+    await pauseUnlessCancelled(Math.min(pause, Math.max(0, deadline - Date.now())), signal);
+    if (signal?.aborted) {
+      // As the deadline: the next `up` adopts this knowledge base (its marker) and waits again.
+      throw initFailure(
+        `Knowledge base "${current.name}" (${current.id}): ${CANCELLED}, while still processing ` +
+          `${processing.map((d) => `"${d.name}"`).join(", ")}. Run \`pulumi up\` again to keep waiting.`,
+        current.id,
+        outputs(props, current),
+      );
+    }
     pause = Math.min(pause * 2, 2000);
     current = await c.knowledgeBases.get(current.id);
   }
@@ -298,6 +311,7 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) =>
           c,
           await c.knowledgeBases.replace(current.id, body(props, current)),
           props,
+          ctx.signal,
         );
         return { id: ready.id, outs: outputs(props, ready) };
       }
@@ -315,7 +329,7 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) =>
       if (!deepEqual(observe(KB_FIELDS, serviceConfig(created, declared), declared), declared)) {
         created = await c.knowledgeBases.replace(created.id, body(props, created));
       }
-      const ready = await waitReady(c, created, props);
+      const ready = await waitReady(c, created, props, ctx.signal);
       return { id: ready.id, outs: outputs(props, ready) };
     },
 
@@ -341,7 +355,7 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) =>
         serviceConfig(current, seen),
       );
       const written = await c.knowledgeBases.replace(id, body(news, current));
-      const ready = await waitReady(c, written, news);
+      const ready = await waitReady(c, written, news, ctx.signal);
       return { outs: outputs(news, ready) };
     },
 
