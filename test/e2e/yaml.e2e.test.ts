@@ -168,7 +168,7 @@ describe("a YAML program on the voice-agent plugin", () => {
     const other = (await api("GET", `/v1/agents/${agentId}/versions`)).data.find(
       (v: { is_published: boolean; version: number }) => v.is_published && v.version !== liveVersion,
     ).version as number;
-    await client.versions.activate(agentId, other);
+    const row = await client.versions.activate(agentId, other);
     // Pulumi's own drift check sees production answer with another version, until an `up` records it.
     for (let i = 0; i < 2; i++) {
       const seen = await project.refresh({ expectNoChanges: true, allowFailure: true });
@@ -178,6 +178,10 @@ describe("a YAML program on the voice-agent plugin", () => {
     const up = await project.pulumi(["up", "--yes", "--refresh"]);
     expect(up.stdout).toMatch(/AgentVersion live updated/);
     expect(up.stdout).toMatch(/1 updated/);
+    // Its preview says so, as the TypeScript class says it.
+    expect(`${up.stdout}${up.stderr}`).toContain(
+      `version ${liveVersion} stays off air: replaced at ${row.at} by version ${other}`,
+    );
     expect((await api("GET", `/v1/agents/${agentId}`)).live_version).toBe(other);
     await project.preview({ expectNoChanges: true });
     await project.refresh({ expectNoChanges: true });

@@ -164,6 +164,25 @@ describe("a version taken off air after this stack put it live", () => {
     expect((await versions.diff(s.id, next.props as Props, checked.inputs as Props)).changes).toBe(true);
   });
 
+  test("the recording deploy's preview names the version when neither live nor the draft holds it (a draft open again)", async () => {
+    const s = await twoVersions();
+    // Someone opens a draft in the dashboard (and undoes the edit), then puts version 0 back live.
+    await client.agents.patch(s.agentId, { name: "Rollback-aware agent, renamed" });
+    await client.agents.patch(s.agentId, { name: "Rollback-aware agent" });
+    const row = await client.versions.activate(s.agentId, 0);
+    const read = await versions.read(s.id, s.outs);
+    expect(read.props?.rolledBack).toMatchObject({ at: row.at, recorded: false });
+    // The program's view after the refresh: the Agent as read now (its draft the open one).
+    const agentNow = await agents.read(s.agentId, s.agent.outs);
+    const news = versionInputs(agentNow.props as Props);
+    expect(news.draftVersion).toBe(2);
+    const checked = await versions.check(read.inputs as Props, news);
+    expect(checked.inputs).toMatchObject({ version: 1, isLive: false, rolledBack: { at: row.at, to: 0 } });
+    expect(previewNote(checked.inputs as Props, "v")?.message).toMatch(
+      /^version 1 stays off air: rolled back at/,
+    );
+  });
+
   test("an update without a refresh (a label change) finds it off air and leaves it there", async () => {
     const s = await twoVersions();
     const row = await client.versions.activate(s.agentId, null); // taken off air in the dashboard

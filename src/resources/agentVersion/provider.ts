@@ -400,12 +400,23 @@ async function keptAtPreview(c: () => Promise<VoiceAgentClient>, olds: Props, ne
   if (!touched || containsUnknown(news as Json)) return {};
   const args = inputs(news);
   const client = await c();
+  // A rollback a refresh found: the version the state records, as its `offAir` remembers it (neither
+  // live nor, once a draft is open again, the Agent's draft).
+  const recordedOff =
+    unrecorded(olds) && typeof olds.contentHash === "string"
+      ? (olds.offAir as Record<string, number> | undefined)?.[olds.contentHash]
+      : undefined;
   const candidates: (number | "live")[] =
-    args.pinnedVersion !== undefined ? [args.pinnedVersion] : ["live", args.draftVersion];
+    args.pinnedVersion !== undefined
+      ? [args.pinnedVersion]
+      : recordedOff !== undefined
+        ? [recordedOff]
+        : ["live", args.draftVersion];
   for (const version of candidates) {
     const detail = await unlessGone(client.agents.get(args.agentId, { version })).catch(() => undefined);
     if (!detail?.is_published) continue;
-    if (args.pinnedVersion === undefined && configurationDigest(detail) !== args.draftHash) continue;
+    const byHash = args.pinnedVersion === undefined && recordedOff === undefined;
+    if (byHash && configurationDigest(detail) !== args.draftHash) continue;
     // A version this stack put live that is off air now, not asked back: what took it off air, so
     // that the preview still says it stays off air (one read of the deploy history).
     const offAir = !detail.is_live && olds.live !== false && !reinstates(olds, news);
