@@ -11,6 +11,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { VoiceAgentClient } from "../../src/client";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { parsePreview, renderReport } from "../../src/gitops/report";
 import { PulumiProject, packedPlugin, REPO_ROOT } from "../support/pulumi";
@@ -195,11 +196,28 @@ describe("secrets given plainly to a YAML or Go program stay secret", () => {
   }, 600_000);
 
   test.skipIf(!goHosts)(
-    "the same from a Go program: nowhere in plain text in the state, the preview or the report",
+    "the same from a Go program: nowhere in plain text in the state, the preview or the report; a rollback made in the dashboard shows at refresh until an up records it",
     async () => {
       // Another workspace's agents are its own: the key is production's, as above.
       const config = { stagingAgentId: stagingAgent, stagingKey: STAGING_KEY };
-      await expectNoPlainSecrets(await stack(true, PROD_KEY, config, goHosts));
+      const prod = await stack(true, PROD_KEY, config, goHosts);
+      await expectNoPlainSecrets(prod);
+
+      // The agent taken off air in the dashboard: Pulumi's drift check sees it until an `up` records
+      // it; `up --refresh` keeps it off air (its preview says so); then preview and refresh are quiet.
+      const { agentId, liveVersion } = await prod.outputs();
+      const client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: PROD_KEY });
+      const row = await client.versions.activate(agentId as string, null);
+      const seen = await prod.refresh({ expectNoChanges: true, allowFailure: true });
+      expect(seen.code, seen.stdout).not.toBe(0);
+      const up = await prod.pulumi(["up", "--yes", "--refresh"]);
+      expect(`${up.stdout}${up.stderr}`).toContain(
+        `version ${liveVersion} stays off air: taken off air at ${row.at} (the agent is off air)`,
+      );
+      expect((await client.agents.get(agentId as string)).live_version).toBeNull();
+      await prod.preview({ expectNoChanges: true });
+      await prod.refresh({ expectNoChanges: true });
+      expect(leaked(await prod.exportState())).toEqual([]);
     },
     600_000,
   );
