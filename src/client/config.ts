@@ -16,6 +16,11 @@ export type ClientConfig = {
   retryBudgetMs?: number;
   /** Sent as `User-Agent`. */
   userAgent?: string;
+  /**
+   * Aborted: no new attempt and no wait for a retry, and an attempt in flight is abandoned; the
+   * request fails with a `ConnectionError` coded `ECANCELLED` (the engine's Cancel, Ctrl-C).
+   */
+  signal?: AbortSignal;
 };
 
 /** Default client-side pace: the service's documented 300 requests per minute per key. */

@@ -245,13 +245,30 @@ export async function send(
   const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
   if (payload !== undefined) headers["content-type"] = "application/json";
 
+  /** The request cancelled (`config.signal`): `sent`, whether an attempt may have reached the server. */
+  const cancelled = (sent: boolean, cause?: unknown) =>
+    new ConnectionError(
+      {
+        code: "ECANCELLED",
+        message: "cancelled by the Pulumi engine (Ctrl-C, or the deployment stopping)",
+        timedOut: false,
+        mayHaveCommitted: sent || op.ambiguous,
+        retries: op.retries,
+      },
+      ctx,
+      cause === undefined ? undefined : { cause },
+    );
   /** Follows the retry policy: waits and returns true to retry, or returns false. */
   const mayRetry = async (outcome: AttemptOutcome, attempt: number): Promise<boolean> => {
     const now = performance.now();
     op.deadline ??= now + budgetMs;
     const decision = decideRetry(outcome, { mode: req.retry, attempt, now, deadline: op.deadline });
     if (!decision.retry) return false;
-    if (decision.waitMs > 0) await sleep(decision.waitMs);
+    if (decision.waitMs > 0) {
+      // A cancel ends the wait: the request is not tried again.
+      const waited = await sleep(decision.waitMs, true, { signal: config.signal }).catch(() => false);
+      if (!waited) throw cancelled(outcome.kind === "status" || outcome.mayHaveCommitted);
+    }
     op.retries++;
     return true;
   };
@@ -259,6 +276,7 @@ export async function send(
 
   let retryOfThisRequest = 0;
   for (;;) {
+    if (config.signal?.aborted) throw cancelled(retryOfThisRequest > 0);
     const permit = await limiter.acquire(retryOfThisRequest > 0);
     const started = performance.now();
     const abort = new AbortController();
@@ -267,6 +285,8 @@ export async function send(
       timedOut = true;
       abort.abort();
     }, timeoutMs);
+    const onCancel = () => abort.abort();
+    config.signal?.addEventListener("abort", onCancel, { once: true });
     let status: number;
     let resHeaders: Record<string, string | string[] | undefined>;
     let raw: Buffer;
@@ -287,8 +307,11 @@ export async function send(
       raw = await readCapped(res.body, maxBytes, ctx);
     } catch (err) {
       clearTimeout(timer);
+      config.signal?.removeEventListener("abort", onCancel);
       permit.release();
       if (err instanceof ResponseTooLargeError) throw err;
+      // Abandoned on the engine's Cancel: not tried again, and it may have reached the server.
+      if (config.signal?.aborted && !timedOut) throw cancelled(true, err);
       const c = classify(err, timedOut);
       logAttempt(
         {
@@ -326,6 +349,7 @@ export async function send(
       );
     }
     clearTimeout(timer);
+    config.signal?.removeEventListener("abort", onCancel);
     // What the answer says of the key paces every later request of the process (limiter.ts).
     permit.release({ standing: standingOf(resHeaders), refused: status === 429 });
     const requestId = header(resHeaders, "x-request-id");

@@ -186,7 +186,11 @@ function contextOn(
               "voice-agent:baseUrl": s.baseUrl,
               "voice-agent:apiKey": s.apiKey,
             };
-            return new VoiceAgentClient(configFromPulumi({ get: (k: string) => values[k] }, process.env));
+            // The engine's Cancel also ends a request's retries and abandons one in flight.
+            return new VoiceAgentClient({
+              ...configFromPulumi({ get: (k: string) => values[k] }, process.env),
+              signal,
+            });
           });
       built.catch(() => {
         built = undefined;

@@ -167,6 +167,54 @@ describe("transport", () => {
     }
   }, 60_000);
 
+  it("a cancel (the engine's Cancel) ends a retry wait and abandons an attempt in flight: no further attempt", async () => {
+    // A 429 asking for 30 s: cancelled 300 ms in, the request fails at once and is not tried again.
+    handler = (_q, res) => json(res, 429, { code: "rate_limited" }, { "retry-after": "30" });
+    const waiting = new AbortController();
+    setTimeout(() => waiting.abort(), 300);
+    let t0 = performance.now();
+    const err = await send(cfg({ signal: waiting.signal }), {
+      method: "GET",
+      path: "/v1/agents",
+      retry: "idempotent",
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.code).toBe("ECANCELLED");
+    expect(err.message).toMatch(/cancelled by the Pulumi engine/);
+    expect(performance.now() - t0).toBeLessThan(3_000);
+    expect(seen).toHaveLength(1);
+    expect(JSON.stringify(err)).not.toContain(KEY);
+
+    // An answer that never comes: the attempt is abandoned when the cancel arrives, not at its timeout.
+    seen.length = 0;
+    handler = () => undefined;
+    const inFlight = new AbortController();
+    setTimeout(() => inFlight.abort(), 300);
+    t0 = performance.now();
+    const gone = await send(cfg({ signal: inFlight.signal, timeoutMs: 20_000 }), {
+      method: "POST",
+      path: "/v1/knowledge-bases",
+      body: {},
+      retry: "unsafe",
+    }).catch((e) => e);
+    expect(gone).toBeInstanceOf(ConnectionError);
+    expect(gone.code).toBe("ECANCELLED");
+    expect(gone.mayHaveCommitted).toBe(true);
+    expect(performance.now() - t0).toBeLessThan(3_000);
+    expect(seen).toHaveLength(1);
+
+    // Already cancelled: nothing is sent.
+    seen.length = 0;
+    const none = await send(cfg({ signal: AbortSignal.abort() }), {
+      method: "GET",
+      path: "/v1/agents",
+      retry: "idempotent",
+    }).catch((e) => e);
+    expect(none.code).toBe("ECANCELLED");
+    expect(none.mayHaveCommitted).toBe(false);
+    expect(seen).toHaveLength(0);
+  });
+
   it("times out an attempt, retries it, and gives up at the budget with a ConnectionError", async () => {
     handler = (_q, res) => setTimeout(() => json(res, 200, {}), 400);
     const t0 = performance.now();
