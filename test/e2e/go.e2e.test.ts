@@ -13,7 +13,7 @@
  * built anew by the host at every command.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -23,8 +23,9 @@ import {
   expectPromptChangeGoesLive,
   pluginStack,
   serviceApi,
+  writeGoModule,
 } from "../support/pluginPrograms";
-import { filesOfPage, type PulumiProject, REPO_ROOT } from "../support/pulumi";
+import { filesOfPage, type PulumiProject } from "../support/pulumi";
 import { stockHostsOrSkip } from "../support/stock";
 
 let emu: Emulator;
@@ -54,27 +55,7 @@ function writeProgram(dir: string): void {
   if (!main) throw new Error("docs/plugin.md shows no `// main.go` block");
   writeFileSync(path.join(dir, "main.go"), main);
   writeFileSync(path.join(dir, "prompt.md"), PROMPT);
-  const sdkMod = readFileSync(path.join(REPO_ROOT, "sdk/go.mod"), "utf8");
-  const goLine = /^go .*$/m.exec(sdkMod)?.[0] ?? "go 1.25";
-  const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 v\S+/.exec(sdkMod)?.[0];
-  writeFileSync(
-    path.join(dir, "go.mod"),
-    [
-      "module go-support-agent",
-      "",
-      goLine,
-      "",
-      "require (",
-      "\tgithub.com/pulumi-voice-agent/pulumi-voice-agent/sdk v0.0.0",
-      `\t${pulumiSdk}`,
-      ")",
-      "",
-      `replace github.com/pulumi-voice-agent/pulumi-voice-agent/sdk => ${path.join(REPO_ROOT, "sdk")}`,
-      "",
-    ].join("\n"),
-  );
-  // The SDK module's checksums cover every module the program needs.
-  copyFileSync(path.join(REPO_ROOT, "sdk/go.sum"), path.join(dir, "go.sum"));
+  writeGoModule(dir, "go-support-agent");
   writeFileSync(
     path.join(dir, "Pulumi.yaml"),
     [

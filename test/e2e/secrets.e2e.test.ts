@@ -8,12 +8,13 @@
  * show no change.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { parsePreview, renderReport } from "../../src/gitops/report";
+import { writeGoModule } from "../support/pluginPrograms";
 import { PulumiProject, packedPlugin, REPO_ROOT } from "../support/pulumi";
 import { stockHostsOrSkip } from "../support/stock";
 
@@ -85,26 +86,7 @@ func main() {
 /** Writes the Go project (run as a binary built once, as test/e2e/go.e2e.test.ts runs its own) into `dir`. */
 function writeGoProgram(dir: string): void {
   writeFileSync(path.join(dir, "main.go"), GO_PROGRAM);
-  const sdkMod = readFileSync(path.join(REPO_ROOT, "sdk/go.mod"), "utf8");
-  const goLine = /^go .*$/m.exec(sdkMod)?.[0] ?? "go 1.25";
-  const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 v\S+/.exec(sdkMod)?.[0];
-  writeFileSync(
-    path.join(dir, "go.mod"),
-    [
-      "module secrets-production",
-      "",
-      goLine,
-      "",
-      "require (",
-      "\tgithub.com/pulumi-voice-agent/pulumi-voice-agent/sdk v0.0.0",
-      `\t${pulumiSdk}`,
-      ")",
-      "",
-      `replace github.com/pulumi-voice-agent/pulumi-voice-agent/sdk => ${path.join(REPO_ROOT, "sdk")}`,
-      "",
-    ].join("\n"),
-  );
-  copyFileSync(path.join(REPO_ROOT, "sdk/go.sum"), path.join(dir, "go.sum"));
+  writeGoModule(dir, "secrets-production");
   writeFileSync(
     path.join(dir, "Pulumi.yaml"),
     "name: secrets-production-go\nruntime:\n  name: go\n  options:\n    binary: ./secrets-production\n",

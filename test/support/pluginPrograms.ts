@@ -3,7 +3,7 @@
  * program on the plugin installed from its tarball, the service's API as a test reads it, and the
  * prompt change every language must preview and put live the same way.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { expect } from "vitest";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
@@ -87,4 +87,32 @@ export async function expectPromptChangeGoesLive(
   expect(agent.live_version).toBe(after.liveVersion);
   expect(agent.system_prompt).toContain("Always offer a callback.");
   return preview;
+}
+
+/**
+ * A Go module `name` in `dir` on the SDK of `sdk/go` (by `replace`), at the Go and Pulumi SDK
+ * versions sdk/go.mod names, with the SDK module's checksums (they cover every module a program
+ * needs).
+ */
+export function writeGoModule(dir: string, name: string): void {
+  const sdkMod = readFileSync(path.join(REPO_ROOT, "sdk/go.mod"), "utf8");
+  const goLine = /^go .*$/m.exec(sdkMod)?.[0] ?? "go 1.25";
+  const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 v\S+/.exec(sdkMod)?.[0];
+  writeFileSync(
+    path.join(dir, "go.mod"),
+    [
+      `module ${name}`,
+      "",
+      goLine,
+      "",
+      "require (",
+      "\tgithub.com/pulumi-voice-agent/pulumi-voice-agent/sdk v0.0.0",
+      `\t${pulumiSdk}`,
+      ")",
+      "",
+      `replace github.com/pulumi-voice-agent/pulumi-voice-agent/sdk => ${path.join(REPO_ROOT, "sdk")}`,
+      "",
+    ].join("\n"),
+  );
+  copyFileSync(path.join(REPO_ROOT, "sdk/go.sum"), path.join(dir, "go.sum"));
 }
