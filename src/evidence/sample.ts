@@ -164,11 +164,6 @@ export function windowOf(scope: SampleScope, now: number): { start: number | und
   return { start: since + (index - 1) * width, index };
 }
 
-/** The start of the window a look at `now` judges ({@link windowOf}), or none. */
-export function windowStart(scope: SampleScope, now: number): number | undefined {
-  return windowOf(scope, now).start;
-}
-
 /** Lists and tallies the calls of `scope` (see the file header). */
 export async function sampleCalls(
   client: CallsReader,
@@ -179,7 +174,7 @@ export async function sampleCalls(
   const now = (opts.now ?? Date.now)();
   const max = opts.maxCalls ?? DEFAULT_MAX_CALLS;
   const sample = emptySample(scope, requirements, new Date(now).toISOString());
-  const start = windowStart(scope, now);
+  const { start } = windowOf(scope, now);
   let read = 0;
   for await (const call of client.calls.list({ origin: scope.origins, limit: 100 })) {
     if (start !== undefined && Date.parse(call.created_at) < start) break; // newest first: the rest is older

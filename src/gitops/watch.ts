@@ -9,8 +9,8 @@
  * 1. its calls since the deploy-history row that put it live (with `windowMinutes`, only the
  *    current one of back-to-back windows of that length from go-live, each judged at its share of
  *    the error budget: `windowConfidence`), of `origins` (default `widget`, `batch`, `inbound`: not
- *    the tests' `api`, `dashboard`, `demo`), are tallied by `src/evidence` (one listing of the workspace's calls per pass, shared
- *    by every watched version: {@link sampleAll});
+ *    the tests' `api`, `dashboard`, `demo`), are tallied by `src/evidence` (one listing of the
+ *    workspace's calls per pass, shared by every watched version: {@link sampleAll});
  * 2. each rate is judged by the confidence sequence at `confidence` (valid over every pass:
  *    `src/evidence/sequential.ts`), over at least `minCalls` measured calls (`judgeSample`,
  *    fail-closed): `fail` when it rules out a share within `atMost`, `pass` when it rules out one
