@@ -121,6 +121,7 @@ fi
 rm -rf dist.build
 npx tsc -p tsconfig.build.json --outDir dist.build
 node scripts/legacy-kinds.js dist.build
+node scripts/version.js --write dist.build >/dev/null
 rm -rf dist.old
 [ ! -d dist ] || mv dist dist.old
 mv dist.build dist

@@ -77,9 +77,21 @@ export function engineLog(address: string): EngineLog {
 /** The package root (where schema.json and package.json are), from `src/plugin` or `dist/plugin`. */
 const ROOT = path.resolve(__dirname, "../..");
 
-export const VERSION = (
-  JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string }
-).version;
+/**
+ * The build's version (scripts/version.js: from git, recorded in `dist/version.json` by the build),
+ * else package.json's: what GetPluginInfo answers and the served schema carries.
+ */
+export const VERSION = ((): string => {
+  for (const file of [path.join(ROOT, "dist", "version.json"), path.join(ROOT, "package.json")]) {
+    try {
+      const { version } = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown };
+      if (typeof version === "string" && version) return version;
+    } catch {
+      // not there (a checkout not built yet): the next file answers
+    }
+  }
+  throw new Error(`voice-agent plugin: no version in ${ROOT}/dist/version.json or ${ROOT}/package.json`);
+})();
 let schemaCache: string | undefined;
 /** schema.json as shipped. */
 export function schemaText(): string {
