@@ -34,6 +34,9 @@ export const CALL_DASHBOARD_BASE = "https://dashboard.voice-agent.example/calls"
 /** Default length of a call's whole life on the clock, in seconds. */
 export const DEFAULT_CALL_SECONDS = 1;
 
+/** Longest accepted `callSeconds` (one hour); also the longest call `traffic` draws. */
+export const MAX_CALL_SECONDS = 3600;
+
 /** When each stage is reached, as a fraction of the call's life. */
 const STAGE = {
   placed: 0,
@@ -145,6 +148,22 @@ function defaultTranscript(v: VersionRecord, status: string): TranscriptTurn[] {
   return turns;
 }
 
+const defaultItemIdCache = new Map<string, { sentiment: string; outcome: string; language: string }>();
+
+/** The stable ids of a workspace's Default Analysis items (computed once per workspace name). */
+function defaultItemIdsOf(workspace: string): { sentiment: string; outcome: string; language: string } {
+  let ids = defaultItemIdCache.get(workspace);
+  if (!ids) {
+    ids = {
+      sentiment: stableUuid(`ws:${workspace}:group:default:User Sentiment`),
+      outcome: stableUuid(`ws:${workspace}:group:default:Outcome`),
+      language: stableUuid(`ws:${workspace}:group:default:Language`),
+    };
+    defaultItemIdCache.set(workspace, ids);
+  }
+  return ids;
+}
+
 /**
  * `custom_analysis` of a call: a key for every enabled analysis of every enabled group the version
  * has attached (only the Default Analysis group when the version's custom analysis is off). A value
@@ -160,10 +179,11 @@ function analysisOf(
   given: OutcomeRule["analysis"],
   connected: boolean,
 ): CustomAnalysis {
+  const ids = defaultItemIdsOf(ws.name);
   const defaultItemIds = new Map([
-    [stableUuid(`ws:${ws.name}:group:default:User Sentiment`), "neutral"],
-    [stableUuid(`ws:${ws.name}:group:default:Outcome`), OUTCOME_TEXT[status] ?? `The call ended: ${status}.`],
-    [stableUuid(`ws:${ws.name}:group:default:Language`), v.config.language?.default ?? "hi-IN"],
+    [ids.sentiment, "neutral"],
+    [ids.outcome, OUTCOME_TEXT[status] ?? `The call ended: ${status}.`],
+    [ids.language, v.config.language?.default ?? "hi-IN"],
   ]);
   const out: CustomAnalysis = {};
   for (const id of v.config.analysis_group_ids) {
@@ -214,9 +234,12 @@ export function decideOutcome(
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** Epoch ms at which `call` reaches a stage. */
+/** Epoch ms at which `call` reaches a stage (analysis and processing later by its analysis delay). */
 export function stageAt(call: CallRecord, stage: keyof typeof STAGE): number {
-  return call.created_ms + Math.round(STAGE[stage] * call.call_ms);
+  const at = call.created_ms + Math.round(STAGE[stage] * call.call_ms);
+  return call.analysis_delay_ms && (stage === "analysed" || stage === "processed")
+    ? at + call.analysis_delay_ms
+    : at;
 }
 
 /** Whether the call produces a recording. */
@@ -364,7 +387,7 @@ export class CallRuntime {
 
   /** Starts delivering the call's events when it has a webhook, and counts it while it is on the line. */
   start(ws: WorkspaceState, call: CallRecord): void {
-    this.onLine.push(call);
+    if (isActive(call, Date.now())) this.onLine.push(call);
     if (call.webhook_url && !this.closed) void this.deliverAll(ws, call, call.webhook_url, this.generation);
   }
 

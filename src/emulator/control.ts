@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { CALL_ORIGINS, normalizeE164, parseWith, placeCallIssues } from "../spec";
+import { BulkAgentsBody, createAgents } from "./bulkAgents";
 import { CallOutcomesBody, type CallRuntime, ControlCallBody, callView, WebhookBody } from "./calls";
 import type { EmulatorSettings, Result } from "./context";
 import type { Faults } from "./faults";
@@ -19,7 +20,7 @@ import { chatView, endChat, startChat } from "./routes/chats";
 import { view as kbView } from "./routes/knowledgeBases";
 import { view as widgetView } from "./routes/widget";
 import { newId, type State, type VersionRecord, type WorkspaceState } from "./state";
-import { assignMix, TrafficBody, trafficDirection } from "./traffic";
+import { placeTraffic, TrafficBody } from "./traffic";
 
 /** What the control API acts on. */
 export interface ControlDeps {
@@ -203,33 +204,14 @@ router.add("DELETE", "/_emulator/requests", (d) => {
 });
 
 router.add("POST", "/_emulator/traffic", (d, _p, body) => {
-  const b = parse(TrafficBody, body);
-  const { ws } = agentAnywhere(d, b.agent_id);
-  const origin = b.origin ?? "inbound";
-  const direction = trafficDirection(origin, b.direction);
-  const mix = b.mix ?? [];
-  const plan = assignMix(mix, b.count, b.seed);
-  // Every call is checked as the first one is (same agent, same version): a refusal places none.
-  const calls = plan.map((k) => {
-    const entry = mix[k];
-    const call = placeCall(d.state, d.settings, d.calls, ws, {
-      agent_id: b.agent_id,
-      version: b.version,
-      direction,
-      origin,
-      ...(entry
-        ? {
-            rule: {
-              status: entry.status,
-              duration_seconds: entry.duration_seconds,
-              analysis: entry.analysis,
-            },
-          }
-        : {}),
-    });
-    return { id: call.id, status: "started" };
-  });
-  return { status: 201, body: { count: calls.length, calls }, headers: { "X-Workspace": ws.name } };
+  const { workspace, ...answer } = placeTraffic(d, parse(TrafficBody, body));
+  return { status: 201, body: answer, headers: { "X-Workspace": workspace.name } };
+});
+
+router.add("POST", "/_emulator/workspaces/:name/agents", (d, p, body) => {
+  const ws = workspace(d, p.name as string);
+  const agents = createAgents(d.state, ws, parse(BulkAgentsBody, body));
+  return { status: 201, body: { count: agents.length, agents }, headers: { "X-Workspace": ws.name } };
 });
 
 router.add("POST", "/_emulator/chats", (d, _p, body) => {

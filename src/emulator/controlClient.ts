@@ -5,6 +5,7 @@
  * `ControlError` (status and body) when the emulator refuses; `request` returns any answer as it is.
  * The control API needs no key.
  */
+import type { z } from "zod";
 import type {
   AgentDetail,
   CallOrigin,
@@ -14,6 +15,7 @@ import type {
   PlaceCallResponse,
   VoiceRow,
 } from "../spec";
+import type { BulkAgent, BulkAgentsBody } from "./bulkAgents";
 import type { ControlCallBody, OutcomeRule } from "./calls";
 import type { EmulatorSnapshot } from "./control";
 import type { FaultConfig } from "./faults";
@@ -56,9 +58,12 @@ export interface EmulatorHealth {
 }
 
 /**
- * `POST /_emulator/traffic` body: `count` calls (1 to 5000) to `agent_id`, `mix` the share of them
- * that finish with each outcome (the rest as any other call), `seed` a seeded draw per call instead
- * of exact proportions.
+ * `POST /_emulator/traffic` body: `count` calls (1 to 1,000,000) to `agent_id`, spread over
+ * `agent_ids`, or over every live agent of `workspace`; `mix` the share of them that finish with
+ * each outcome (the rest as any other call), `seed` a seeded draw per call (outcome, agent, times)
+ * instead of exact proportions and turns; `spread_seconds` places them over that many past seconds
+ * instead of now; `call_seconds` and `analysis_delay_seconds` (`{min, max}`) draw each call's length
+ * and how late it is analysed; `list_calls: false` answers only the count.
  */
 export type TrafficRequest = TrafficBody;
 
@@ -66,6 +71,15 @@ export type TrafficRequest = TrafficBody;
 export interface TrafficAnswer {
   count: number;
   calls: PlaceCallResponse[];
+}
+
+/** `POST /_emulator/workspaces/{name}/agents` body (agents at volume). */
+export type BulkAgentsRequest = z.input<typeof BulkAgentsBody>;
+
+/** `POST /_emulator/workspaces/{name}/agents` answer: the agents made, in creation order. */
+export interface BulkAgentsAnswer {
+  count: number;
+  agents: BulkAgent[];
 }
 
 /** `POST /_emulator/chats` body: a chat with the agent's live version, from the widget by default. */
@@ -219,9 +233,24 @@ export class EmulatorControl {
     return this.ok("POST", "/_emulator/calls", call);
   }
 
-  /** Traffic at volume: `count` calls at once with an outcome mix (`POST /_emulator/traffic`). */
-  traffic(body: TrafficRequest): Promise<TrafficAnswer> {
+  /**
+   * Traffic at volume: `count` calls at once with an outcome mix, to one agent or spread over many,
+   * now or over a past period (`POST /_emulator/traffic`). With `list_calls: false` the answer is
+   * only the count.
+   */
+  traffic(body: TrafficRequest & { list_calls: false }): Promise<{ count: number }>;
+  traffic(body: TrafficRequest): Promise<TrafficAnswer>;
+  traffic(body: TrafficRequest): Promise<TrafficAnswer | { count: number }> {
     return this.ok("POST", "/_emulator/traffic", body);
+  }
+
+  /**
+   * Agents at volume in a workspace (`POST /_emulator/workspaces/{name}/agents`): `count` agents,
+   * each with `versions` published versions and a deploy history that put `live_version` live,
+   * made `since_seconds` ago.
+   */
+  createAgents(workspace: string, body: BulkAgentsRequest): Promise<BulkAgentsAnswer> {
+    return this.ok("POST", `/_emulator/workspaces/${seg(workspace)}/agents`, body);
   }
 
   /** Starts a chat with an agent, as a widget visitor would (`POST /_emulator/chats`). */

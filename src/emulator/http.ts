@@ -204,3 +204,50 @@ export function pageOf<T, R>(
     next_cursor: hasMore && last !== undefined ? encodeCursor(opts.list, seqOf(last)) : null,
   };
 }
+
+/**
+ * One page, newest first, of `list` kept in ascending `seq` order (calls, agents): the same page
+ * `pageOf` gives for the reversed, filtered list, at the cost of the page instead of the list. The
+ * cursor (the `seq` of the last row a page showed) is found by binary search; the walk goes down
+ * from it, keeping the rows `match` accepts, until one more than the page is found (`has_more`).
+ * Rows added after the first page have higher `seq`s: a cursor never shows them, nor skips or
+ * repeats a row it had not reached.
+ */
+export function pageNewestFirst<T, R>(
+  list: readonly T[],
+  seqOf: (t: T) => number,
+  match: ((t: T) => boolean) | undefined,
+  toRow: (t: T) => R,
+  opts: { list: string; cursor: string | undefined; limit: number },
+): Page<R> {
+  let end = list.length;
+  if (opts.cursor !== undefined) {
+    const pos = decodeCursor(opts.cursor, opts.list);
+    // First index whose seq is >= pos: the rows before it are the ones after the cursor.
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (seqOf(list[mid] as T) < pos) lo = mid + 1;
+      else hi = mid;
+    }
+    end = lo;
+  }
+  const page: T[] = [];
+  let hasMore = false;
+  for (let i = end - 1; i >= 0; i--) {
+    const t = list[i] as T;
+    if (match && !match(t)) continue;
+    if (page.length === opts.limit) {
+      hasMore = true;
+      break;
+    }
+    page.push(t);
+  }
+  const last = page.at(-1);
+  return {
+    data: page.map(toRow),
+    has_more: hasMore,
+    next_cursor: hasMore && last !== undefined ? encodeCursor(opts.list, seqOf(last)) : null,
+  };
+}

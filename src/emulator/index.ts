@@ -10,7 +10,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CallRuntime, DEFAULT_CALL_SECONDS } from "./calls";
+import { CallRuntime, DEFAULT_CALL_SECONDS, MAX_CALL_SECONDS } from "./calls";
 import type { EmulatorSettings } from "./context";
 import { EmulatorControl } from "./controlClient";
 import { Faults } from "./faults";
@@ -25,9 +25,6 @@ export const DEFAULT_API_KEY = "va_test_local";
 
 /** Name of the workspace when none is configured. */
 export const DEFAULT_WORKSPACE = "default";
-
-/** Longest accepted `callSeconds` (one hour). */
-export const MAX_CALL_SECONDS = 3600;
 
 /** Default requests per minute per key. */
 export const DEFAULT_RATE_LIMIT = 300;
@@ -184,9 +181,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
 }
 
-export { type ControlCallBody, DEFAULT_CALL_SECONDS, type OutcomeRule } from "./calls";
+export { type BulkAgent, MAX_BULK_AGENTS } from "./bulkAgents";
+export { type ControlCallBody, DEFAULT_CALL_SECONDS, MAX_CALL_SECONDS, type OutcomeRule } from "./calls";
 export type { EmulatorSnapshot } from "./control";
 export {
+  type BulkAgentsAnswer,
+  type BulkAgentsRequest,
   type ChatRequest,
   type ControlAnswer,
   ControlError,
@@ -207,4 +207,4 @@ export type {
   SeedWorkspace,
 } from "./seedFile";
 export type { WorkspaceConfig } from "./state";
-export { MAX_TRAFFIC_CALLS, type TrafficMixEntry } from "./traffic";
+export { MAX_TRAFFIC_AGENTS, MAX_TRAFFIC_CALLS, type TrafficMixEntry } from "./traffic";

@@ -90,6 +90,11 @@ export interface CallRecord {
   webhook_url: string | null;
   /** The key it was placed with, the request it answered (canonical JSON) and the exact answer. */
   idempotency: { key: string; fingerprint: string; response: string } | null;
+  /**
+   * How much later than its clock the call is analysed (ms; traffic's `analysis_delay_seconds`):
+   * the analysed and processed stages move by it. Absent: 0.
+   */
+  analysis_delay_ms?: number;
 }
 
 /**
@@ -182,8 +187,10 @@ export interface WorkspaceState extends WorkspaceMeta {
   agents: Map<string, AgentRecord>;
   kbs: Map<string, KbRecord>;
   groups: Map<string, GroupRecord>;
-  /** Calls in placing order. */
+  /** Calls by id, in placing order. */
   calls: Map<string, CallRecord>;
+  /** The same calls in placing order (ascending `seq`): the listing's index. */
+  callList: CallRecord[];
   /** Idempotency-Key of a placed call to its id. */
   callKeys: Map<string, string>;
   /** Chats in starting order. */
@@ -228,12 +235,47 @@ class Store {
     this.db.exec("DELETE FROM docs");
   }
 
+  transaction<T>(fn: () => T): T {
+    if (this.db.isTransaction) return fn();
+    this.db.exec("BEGIN");
+    try {
+      const out = fn();
+      this.db.exec("COMMIT");
+      return out;
+    } catch (err) {
+      this.db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
   close(): void {
     this.db.close();
   }
 }
 
 const now = () => new Date().toISOString();
+
+/**
+ * Calls loaded from the database share equal outcomes and variables again (as traffic placed them:
+ * one object per agent and outcome), so a large workspace takes after a restart the memory it took
+ * before. Nothing mutates either.
+ */
+function shareOutcomes(calls: CallRecord[]): void {
+  const outcomes = new Map<string, CallOutcome>();
+  const variables = new Map<string, Record<string, string>>();
+  for (const c of calls) {
+    const o = JSON.stringify(c.outcome);
+    const known = outcomes.get(o);
+    if (known) c.outcome = known;
+    else outcomes.set(o, c.outcome);
+    if (c.variables) {
+      const v = JSON.stringify(c.variables);
+      const same = variables.get(v);
+      if (same) c.variables = same;
+      else variables.set(v, c.variables);
+    }
+  }
+}
 
 /** A configured workspace: its name and API key. */
 export interface WorkspaceConfig {
@@ -269,6 +311,11 @@ export class State {
   nextSeq(): number {
     this.seq += 1;
     return this.seq;
+  }
+
+  /** The ordering number `nextSeq` will give next. */
+  peekSeq(): number {
+    return this.seq + 1;
   }
 
   /** The workspace of an API key, or undefined for an unknown or revoked key. */
@@ -328,7 +375,11 @@ export class State {
 
   /** Adds a placed call (and its Idempotency-Key) to the workspace and stores it. */
   addCall(ws: WorkspaceState, call: CallRecord): void {
+    const last = ws.callList.at(-1);
+    if (last && last.seq >= call.seq)
+      throw new Error(`calls must be added in placing order (seq ${call.seq} after ${last.seq})`);
     ws.calls.set(call.id, call);
+    ws.callList.push(call);
     if (call.idempotency) ws.callKeys.set(call.idempotency.key, call.id);
     this.store?.put(`call/${ws.name}/${call.id}`, call);
   }
@@ -337,6 +388,15 @@ export class State {
   saveChat(ws: WorkspaceState, chat: ChatRecord): void {
     ws.chats.set(chat.id, chat);
     this.store?.put(`chat/${ws.name}/${chat.id}`, chat);
+  }
+
+  /**
+   * Runs `fn` as one database transaction (many writes at once: traffic at volume, bulk agents);
+   * without a database it just runs it. A throw rolls the database back (the memory is the
+   * caller's to keep consistent: bulk writers check everything before the first write).
+   */
+  batch<T>(fn: () => T): T {
+    return this.store ? this.store.transaction(fn) : fn();
   }
 
   /** The agent with this id in any workspace, with its workspace. */
@@ -369,6 +429,7 @@ export class State {
             kbs: new Map(),
             groups: new Map(),
             calls: new Map(),
+            callList: [],
             callKeys: new Map(),
             chats: new Map(),
           }
@@ -383,8 +444,11 @@ export class State {
           else if (kind === "call") ws.calls.set(id, value as CallRecord);
           else if (kind === "chat") ws.chats.set(id, value as ChatRecord);
         }
-        // Placing order (the documents come back in key order).
-        ws.calls = new Map([...ws.calls].sort((a, b) => a[1].seq - b[1].seq));
+        // Creation and placing order (the documents come back in key order).
+        ws.agents = new Map([...ws.agents].sort((a, b) => a[1].seq - b[1].seq));
+        ws.callList = [...ws.calls.values()].sort((a, b) => a.seq - b.seq);
+        shareOutcomes(ws.callList);
+        ws.calls = new Map(ws.callList.map((c) => [c.id, c]));
         ws.chats = new Map([...ws.chats].sort((a, b) => a[1].seq - b[1].seq));
         for (const c of ws.calls.values()) if (c.idempotency) ws.callKeys.set(c.idempotency.key, c.id);
       }
@@ -423,6 +487,7 @@ export class State {
       kbs: new Map(),
       groups: new Map(),
       calls: new Map(),
+      callList: [],
       callKeys: new Map(),
       chats: new Map(),
     };

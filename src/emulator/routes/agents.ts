@@ -12,7 +12,7 @@ import {
   validateAgentBody,
 } from "../../spec";
 import { holdingsOf, type Result, type RouteContext } from "../context";
-import { apiError, invalidRequest, limitOf, pageOf, ruleError, validationError } from "../http";
+import { apiError, invalidRequest, limitOf, pageNewestFirst, ruleError, validationError } from "../http";
 import { type AgentRecord, newId, now, type State, type VersionRecord, type WorkspaceState } from "../state";
 
 /** Where the dashboard would show an agent. */
@@ -192,7 +192,8 @@ function planOrRefuse(ctx: RouteContext, current: AgentConfig | null, body: unkn
   return planOrRefuseIn(ctx.state, ctx.ws, current, body);
 }
 
-function planOrRefuseIn(
+/** The configuration a `POST /v1/agents` (or patch) body gives in `ws`, or the refusal the API answers. */
+export function planOrRefuseIn(
   state: State,
   ws: WorkspaceState,
   current: AgentConfig | null,
@@ -225,14 +226,14 @@ export function listAgents(ctx: RouteContext): Result {
   const issues = [] as Parameters<typeof validationError>[0];
   const limit = limitOf(ctx.query, issues);
   if (issues.length) throw validationError(issues);
-  const agents = [...ctx.ws.agents.values()].reverse();
+  // The map holds the agents in creation order (ascending seq; sorted again when loaded).
+  const agents = [...ctx.ws.agents.values()];
   return {
     status: 200,
-    body: pageOf(agents, (a) => a.seq, summary, {
+    body: pageNewestFirst(agents, (a) => a.seq, undefined, summary, {
       list: "agents",
       cursor: ctx.query.get("cursor"),
       limit,
-      desc: true,
     }),
   };
 }

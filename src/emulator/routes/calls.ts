@@ -22,9 +22,10 @@ import {
   wavOf,
 } from "../calls";
 import type { EmulatorSettings, Result, RouteContext } from "../context";
-import { apiError, invalidRequest, limitOf, pageOf, validationError } from "../http";
+import { apiError, invalidRequest, limitOf, pageNewestFirst, validationError } from "../http";
 import {
   type AgentRecord,
+  type CallOutcome,
   type CallRecord,
   newId,
   type State,
@@ -91,7 +92,7 @@ export function answeringVersion(
 }
 
 /** How a call arrives. */
-interface CallArrival {
+export interface CallArrival {
   agent_id: string;
   version?: number;
   agent_version_id?: string;
@@ -108,17 +109,22 @@ interface CallArrival {
 }
 
 /**
- * Places a call in `ws` (the agent must be in it) and starts its clock; nothing is stored until
- * every check passed. `idempotency` is stored with it for replays.
+ * Everything a call to one agent through one arrival shares, resolved and checked once: the
+ * answering version (refusals as `answeringVersion`), the numbers, the variables and the billing
+ * rate. Traffic at volume prepares once per agent and places many calls from it.
  */
-export function placeCall(
-  state: State,
-  settings: EmulatorSettings,
-  runtime: CallRuntime,
-  ws: WorkspaceState,
-  a: CallArrival,
-  idempotency: { key: string; fingerprint: string } | null = null,
-): CallRecord {
+export interface PreparedCall {
+  agent: AgentRecord;
+  version: VersionRecord;
+  arrival: CallArrival;
+  from_number: string | null;
+  to_number: string | null;
+  variables: Record<string, string> | null;
+  rate_per_min: number;
+}
+
+/** Resolves and checks a call's agent and version in `ws`; nothing is stored. */
+export function prepareCall(state: State, ws: WorkspaceState, a: CallArrival): PreparedCall {
   const agent = ws.agents.get(a.agent_id);
   if (!agent)
     throw apiError(404, "agent_not_found", `agent_id: no agent '${a.agent_id}' in this workspace`, {
@@ -145,34 +151,90 @@ export function placeCall(
         ? { ...a.variables }
         : null;
   const model = v.config.model?.model;
-  const id = newId();
+  return {
+    agent,
+    version: v,
+    arrival: a,
+    from_number: from,
+    to_number: to,
+    variables,
+    rate_per_min: state.catalogue.models.find((m) => m.id === model)?.rate_per_min ?? 0,
+  };
+}
+
+/** The outcome a prepared call finishes with: its own rule (traffic's mix), else the rules in force. */
+export function outcomeOf(runtime: CallRuntime, ws: WorkspaceState, p: PreparedCall): CallOutcome {
+  return decideOutcome(p.arrival.rule ? [p.arrival.rule] : runtime.rules, ws, p.version, {
+    agent_id: p.agent.id,
+    version: p.version.version,
+    to_number: p.to_number,
+  });
+}
+
+/** What traffic at volume sets per call instead of the defaults (now, the `--call-seconds` clock). */
+export interface CallTiming {
+  id?: string;
+  created_ms?: number;
+  call_ms?: number;
+  analysis_delay_ms?: number;
+  /** Shared by the calls of one prepared call and rule (never mutated). */
+  outcome?: CallOutcome;
+}
+
+/**
+ * Stores a prepared call and starts its clock. The call's `variables` object is the prepared
+ * one's: calls placed from one preparation share it (nothing mutates it).
+ */
+export function placePrepared(
+  state: State,
+  settings: EmulatorSettings,
+  runtime: CallRuntime,
+  ws: WorkspaceState,
+  p: PreparedCall,
+  idempotency: { key: string; fingerprint: string } | null = null,
+  timing: CallTiming = {},
+): CallRecord {
+  const v = p.version;
+  const id = timing.id ?? newId();
   const call: CallRecord = {
     id,
     seq: state.nextSeq(),
-    agent_id: agent.id,
+    agent_id: p.agent.id,
     agent_version: v.version,
-    direction: a.direction,
-    origin: a.origin,
-    from_number: from,
-    to_number: to,
-    metadata: a.metadata ?? null,
-    variables,
-    created_ms: Date.now(),
-    call_ms: settings.callMs,
-    outcome: decideOutcome(a.rule ? [a.rule] : runtime.rules, ws, v, {
-      agent_id: agent.id,
-      version: v.version,
-      to_number: to,
-    }),
+    direction: p.arrival.direction,
+    origin: p.arrival.origin,
+    from_number: p.from_number,
+    to_number: p.to_number,
+    metadata: p.arrival.metadata ?? null,
+    variables: p.variables,
+    created_ms: timing.created_ms ?? Date.now(),
+    call_ms: timing.call_ms ?? settings.callMs,
+    outcome: timing.outcome ?? outcomeOf(runtime, ws, p),
     recording_enabled: v.config.call?.recording_enabled ?? false,
     custom_analysis_enabled: v.config.call?.custom_analysis_enabled ?? false,
-    rate_per_min: state.catalogue.models.find((m) => m.id === model)?.rate_per_min ?? 0,
-    webhook_url: agent.webhook_url ?? null,
+    rate_per_min: p.rate_per_min,
+    webhook_url: p.agent.webhook_url ?? null,
     idempotency: idempotency ? { ...idempotency, response: placedAnswer(id) } : null,
   };
+  if (timing.analysis_delay_ms) call.analysis_delay_ms = timing.analysis_delay_ms;
   state.addCall(ws, call);
   runtime.start(ws, call);
   return call;
+}
+
+/**
+ * Places a call in `ws` (the agent must be in it) and starts its clock; nothing is stored until
+ * every check passed. `idempotency` is stored with it for replays.
+ */
+export function placeCall(
+  state: State,
+  settings: EmulatorSettings,
+  runtime: CallRuntime,
+  ws: WorkspaceState,
+  a: CallArrival,
+  idempotency: { key: string; fingerprint: string } | null = null,
+): CallRecord {
+  return placePrepared(state, settings, runtime, ws, prepareCall(state, ws, a), idempotency);
 }
 
 /** The 202 answer text of a placed call (stored: a replay answers exactly these bytes). */
@@ -270,21 +332,21 @@ export function listCalls(ctx: RouteContext): Result {
           .filter((o) => o !== "");
   if (origins !== undefined && origins.length === 0)
     throw invalidRequest("origin: name at least one origin (comma-separated)", "origin");
-  const calls = [...ctx.ws.calls.values()]
-    .reverse()
-    .filter(
-      (c) =>
-        (direction === undefined || c.direction === direction) &&
-        (origins === undefined || (c.origin !== null && origins.includes(c.origin))),
-    );
+  const match =
+    direction === undefined && origins === undefined
+      ? undefined
+      : (c: CallRecord) =>
+          (direction === undefined || c.direction === direction) &&
+          (origins === undefined || (c.origin !== null && origins.includes(c.origin)));
   const at = Date.now();
   return {
     status: 200,
-    body: pageOf(
-      calls,
+    body: pageNewestFirst(
+      ctx.ws.callList,
       (c) => c.seq,
+      match,
       (c) => callView(c, at, ctx.settings.baseUrl),
-      { list: "calls", cursor: ctx.query.get("cursor"), limit, desc: true },
+      { list: "calls", cursor: ctx.query.get("cursor"), limit },
     ),
   };
 }
