@@ -1,6 +1,6 @@
 /**
  * The support agent in Pulumi YAML (`examples/yaml-support-agent`, on the provider plugin installed
- * from its tarball, `npm run plugin:pack`) against the same agent in TypeScript
+ * from its archive, `npm run plugin:pack -- --host`: the single executable) against the same agent in TypeScript
  * (`examples/support-agent`, the package installed from its tarball), under our Node.js language
  * host and Pulumi's stock one (PVA_PULUMI_HOST=stock): `pulumi up` of a new stack (its dev stack),
  * then a no-op `pulumi preview`. The YAML program runs on pulumi-language-yaml under either host:
@@ -21,22 +21,25 @@ import * as path from "node:path";
 import { DEFAULT_API_KEY, type Emulator, fmt, median, PulumiProject, startEmulator, timed } from "./lib";
 
 const ROOT = path.resolve(__dirname, "..");
-const VERSION = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string })
-  .version;
+/** The plugin's version: the build's, from git (scripts/version.js), as its archive names it. */
+const VERSION = (require("../scripts/version.js") as { version: () => string }).version();
 const previews = Number(process.argv[2] ?? 3);
 
-/** `npm run plugin:pack`: the plugin's tarball and its size in bytes. */
+/** `npm run plugin:pack -- --host`: this machine's archive of the plugin (the single executable) and its size in bytes. */
 function pluginTarball(): { file: string; bytes: number } {
-  const line = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: ROOT, encoding: "utf8" }).trim();
+  const line = execFileSync("bash", ["scripts/plugin/pack.sh", "--host"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  }).trim();
   const file = path.join(ROOT, line.split(" ")[0] as string);
   return { file, bytes: statSync(file).size };
 }
 
-/** `npm pack`'s tarball of the package, in bytes. */
+/** `npm pack`'s tarball of the package (of the dist/ built: `--ignore-scripts`, no prepack rebuild under other runs), in bytes. */
 function packageTarballBytes(): number {
   const dir = mkdtempSync(path.join(tmpdir(), "va-pack-"));
   try {
-    const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], {
+    const name = execFileSync("npm", ["pack", "--silent", "--ignore-scripts", "--pack-destination", dir], {
       cwd: ROOT,
       encoding: "utf8",
     })
@@ -125,7 +128,6 @@ async function measure(
 }
 
 async function main(): Promise<void> {
-  // `npm pack` builds dist/ anew (its prepack), so the plugin is packed after it.
   const pkgBytes = packageTarballBytes();
   const plugin = pluginTarball();
   const starts = await pluginStart(plugin.file, 5);

@@ -20,6 +20,10 @@ esac
 bash "$PVA_ROOT/scripts/setup.sh"
 source "$PVA_ROOT/scripts/env.sh"
 cd "$PVA_ROOT"
+# One version for the whole run (scripts/version.js): a file a test leaves in the tree must not turn
+# the build's version into another (`.dirty`) between the archive packed and the program asking.
+PVA_VERSION="${PVA_VERSION:-$(node scripts/version.js)}"
+export PVA_VERSION
 
 # The stock lane. Where ../shared/pulumi-stock is absent (a user's clone) it says it did not run, and
 # its files run under this project's host instead; in CI (CI=true), which always has it, its absence

@@ -92,8 +92,11 @@ describe("the manifest", () => {
 
   test("prepack builds from a clean dist/; repository, homepage and keywords are set", () => {
     expect(pkg.scripts.prepack).toBe("npm run clean && npm run build");
-    // The build also keeps the provider paths of states written before the registry moved.
-    expect(pkg.scripts.build).toBe("tsc -p tsconfig.build.json && node scripts/legacy-kinds.js dist");
+    // The build also keeps the provider paths of states written before the registry moved, and
+    // records the build's one version (scripts/version.js) in dist/version.json.
+    expect(pkg.scripts.build).toBe(
+      "tsc -p tsconfig.build.json && node scripts/legacy-kinds.js dist && node scripts/version.js --write dist",
+    );
     expect(pkg.scripts.clean).toContain("rmSync('dist'");
     expect(pkg.repository.url).toMatch(/^git\+https:\/\//);
     expect(pkg.homepage).toMatch(/^https:\/\//);

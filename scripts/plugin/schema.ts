@@ -17,6 +17,11 @@ const ROOT = path.resolve(__dirname, "../..");
 const PKG = "voice-agent";
 const TOKEN = (name: string) => `${PKG}:index:${name}`;
 
+/** Where Pulumi downloads the plugin's release archives (`pulumi-resource-voice-agent-v<version>-<os>-<arch>.tar.gz`). */
+export const PLUGIN_DOWNLOAD_URL = "github://api.github.com/pulumi-voice-agent";
+/** The Go SDK's package; its module is `sdk/go.mod`'s, tagged `sdk/vX.Y.Z` at a release. */
+export const GO_IMPORT_BASE_PATH = "github.com/pulumi-voice-agent/pulumi-voice-agent/sdk/go/voiceagent";
+
 /** The resources: type name, module, args interface, class. */
 const RESOURCES = [
   { name: "Agent", file: "src/resources/agent/index.ts", args: "AgentArgs" },
@@ -40,6 +45,7 @@ interface Schema {
   name: string;
   displayName: string;
   version?: string;
+  pluginDownloadURL: string;
   description: string;
   keywords: string[];
   homepage: string;
@@ -163,6 +169,7 @@ export function generateSchema(): Schema {
   };
   const specOfUnion = (type: ts.Type, owner: string): Spec => {
     const ms = members(type);
+    if (ms.length > 1 && ms.every(isRecordType)) return mergedObject(type, ms, owner);
     const specs: Spec[] = [];
     for (const m of ms) {
       const s = specOfOne(m, owner);
@@ -172,6 +179,73 @@ export function generateSchema(): Schema {
     if (specs.length === 0) return { $ref: "pulumi.json#/Any" };
     // Pulumi's schema: a union is `oneOf` of its members.
     return { oneOf: specs };
+  };
+
+  /** An object type with properties of its own (not a list, a map, a class, a primitive). */
+  const isRecordType = (t: ts.Type): boolean =>
+    (t.flags & ts.TypeFlags.Object) !== 0 &&
+    !checker.isArrayType(t) &&
+    !checker.isTupleType(t) &&
+    ((t.getSymbol()?.flags ?? 0) & ts.SymbolFlags.Class) === 0 &&
+    checker.getIndexInfoOfType(t, ts.IndexKind.String) === undefined &&
+    checker.getPropertiesOfType(t).length > 0;
+
+  /**
+   * A union of object types (a knowledge base's document: `{name, text}`, `{name, url}` or
+   * `{name, heldText}`) as one object type holding every member's properties, required where every
+   * member requires it. Pulumi's SDKs type no `oneOf` of objects (Go's is an untyped
+   * `pulumi.ArrayInput`, into which `pulumi import` writes Go that does not compile); which member
+   * a value is stays told by the properties it sets, checked by the provider as in TypeScript. Named
+   * after the union's alias (`KnowledgeBaseDocumentArgs`: `KnowledgeBaseDocument`), else its owner.
+   */
+  const mergedObject = (type: ts.Type, ms: readonly ts.Type[], owner: string): Spec => {
+    let named: ts.Type = type;
+    while (named.aliasSymbol?.getName() === "Input" && named.aliasTypeArguments?.[0]) {
+      named = named.aliasTypeArguments[0];
+    }
+    const alias =
+      named.aliasSymbol && named.aliasSymbol.getName() !== "Input" ? named.aliasSymbol : undefined;
+    const name = alias ? alias.getName().replace(/Args$/, "") : owner;
+    const token = TOKEN(name);
+    const source = alias ?? named;
+    const from = typeSources.get(token);
+    if (from && from !== source) throw new Error(`schema: two types named ${token}`);
+    if (!from) {
+      typeSources.set(token, source);
+      const properties: Record<string, Spec> = {};
+      const requiredBy = new Map<string, number>();
+      for (const m of ms) {
+        const own = propertiesOf(m, name, () => false);
+        for (const [k, spec] of Object.entries(own.properties)) {
+          const before = properties[k];
+          if (!before) properties[k] = spec;
+          else {
+            const { description: _a, ...was } = before;
+            const { description: _b, ...is } = spec;
+            if (JSON.stringify(was) !== JSON.stringify(is)) {
+              throw new Error(`schema: ${name}.${k} has two types in the members of its union`);
+            }
+          }
+        }
+        for (const k of own.required) requiredBy.set(k, (requiredBy.get(k) ?? 0) + 1);
+      }
+      const required = [...requiredBy].filter(([, n]) => n === ms.length).map(([k]) => k);
+      // The alias's documentation, else its members' (each form, as a list).
+      const forms = ms.flatMap((m) => {
+        const sym = m.getSymbol();
+        const doc = sym ? docOf(sym) : undefined;
+        return doc ? [`- ${doc}`] : [];
+      });
+      const description =
+        (alias ? docOf(alias) : undefined) ?? (forms.length > 0 ? `One of:\n${forms.join("\n")}` : undefined);
+      types[token] = {
+        ...(description ? { description } : {}),
+        type: "object",
+        properties,
+        ...(required.length > 0 ? { required } : {}),
+      };
+    }
+    return { $ref: `#/types/${token}` };
   };
 
   const propertiesOf = (t: ts.Type, owner: string, skip: (name: string) => boolean) => {
@@ -326,16 +400,17 @@ export function generateSchema(): Schema {
     description:
       "The workspace's API key (a secret). Falls back to the `VOICE_AGENT_API_KEY` environment variable.",
   };
-  const pkg = require(path.join(ROOT, "package.json")) as {
-    version: string;
-    homepage: string;
-    license: string;
-  };
+  const pkg = require(path.join(ROOT, "package.json")) as { homepage: string; license: string };
   return {
     name: PKG,
     displayName: "Voice Agent",
-    // The plugin's version (package.json's): the generated SDKs ask the engine for this plugin version.
-    version: pkg.version,
+    // No `version`: every commit builds another (scripts/version.js), so the committed schema and SDKs
+    // carry none. The plugin stamps its version into the schema GetSchema serves, and a release
+    // generates the SDKs from a schema stamped with the release's (`npm run plugin:sdk -- --version`,
+    // scripts/release/dry-run.js). The Go SDK's version is its module's (the tag `sdk/vX.Y.Z`).
+    // Where the engine downloads the plugin a program needs: this repository's GitHub releases
+    // (github:// derives the repository `pulumi-<name>`: pulumi-voice-agent/pulumi-voice-agent).
+    pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
     description:
       "Voice agents as code: agents, published versions, widgets, knowledge bases and analysis groups.",
     keywords: ["pulumi", "voice-agent", "category/utility", "kind/native"],
@@ -347,10 +422,9 @@ export function generateSchema(): Schema {
     // The generated SDKs (`npm run plugin:sdk`, sdk/): the Go module is `sdk/go.mod`
     // (github.com/pulumi-voice-agent/pulumi-voice-agent/sdk), its package `.../sdk/go/voiceagent`.
     language: {
-      go: {
-        importBasePath: "github.com/pulumi-voice-agent/pulumi-voice-agent/sdk/go/voiceagent",
-        respectSchemaVersion: true,
-      },
+      // No respectSchemaVersion: the Go SDK's version is its module's (go list), so the code a
+      // release tags is the code committed.
+      go: { importBasePath: GO_IMPORT_BASE_PATH },
       nodejs: { packageName: "@pulumi-voice-agent/voice-agent" },
       python: { packageName: "pulumi_voice_agent", respectSchemaVersion: true },
     },

@@ -8,8 +8,8 @@ import { exitWithEngine } from "../provider/lifetime";
 import { engineLog, serve, VoiceAgentProvider } from "./server";
 
 async function main(): Promise<void> {
-  // The plugin's process is always a provider's: the engine started it (no launcher shell stays
-  // between them, the tarball's launcher `exec`s node).
+  // The plugin's process is always a provider's: the engine started it (the archive's single
+  // executable: no launcher shell between them).
   exitWithEngine(process.argv, true);
   const engine = engineAddress(process.argv.slice(2));
   const { port } = await serve(

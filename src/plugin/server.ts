@@ -18,9 +18,7 @@
  * - An AgentVersion's line in the preview (`previewNote`, the words the TypeScript class logs),
  *   sent to the engine's log: a YAML or Go program runs no code of ours that could say it.
  */
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import * as path from "node:path";
 import type * as grpcTypes from "@grpc/grpc-js";
 import type * as engineRpcTypes from "@pulumi/pulumi/proto/engine_grpc_pb";
 import type * as engineTypes from "@pulumi/pulumi/proto/engine_pb";
@@ -45,6 +43,7 @@ import {
   secretInputPaths,
 } from "../resources/inputSpecs";
 import { RESOURCES, type ResourceKind } from "../resources/registry";
+import { buildSchema, buildVersion } from "./buildInfo";
 import { type Face, KINDS, type KindFace } from "./faces";
 import { holds, type Path, type Props, unwrap, wrap } from "./values";
 
@@ -74,29 +73,27 @@ export function engineLog(address: string): EngineLog {
   };
 }
 
-/** The package root (where schema.json and package.json are), from `src/plugin` or `dist/plugin`. */
-const ROOT = path.resolve(__dirname, "../..");
-
 /**
- * The build's version (scripts/version.js: from git, recorded in `dist/version.json` by the build),
- * else package.json's: what GetPluginInfo answers and the served schema carries.
+ * The build's version (scripts/version.js: from git; embedded in the single executable, else
+ * recorded in `dist/version.json` by the build, else package.json's): what GetPluginInfo answers
+ * and the served schema carries.
  */
-export const VERSION = ((): string => {
-  for (const file of [path.join(ROOT, "dist", "version.json"), path.join(ROOT, "package.json")]) {
-    try {
-      const { version } = JSON.parse(readFileSync(file, "utf8")) as { version?: unknown };
-      if (typeof version === "string" && version) return version;
-    } catch {
-      // not there (a checkout not built yet): the next file answers
-    }
-  }
-  throw new Error(`voice-agent plugin: no version in ${ROOT}/dist/version.json or ${ROOT}/package.json`);
-})();
+export const VERSION = buildVersion();
 let schemaCache: string | undefined;
-/** schema.json as shipped. */
+/**
+ * schema.json as shipped (embedded in the single executable), stamped with the build's version: the
+ * committed schema carries none (every commit builds another), and what GetSchema serves names the
+ * plugin that serves it.
+ */
 export function schemaText(): string {
-  schemaCache ??= readFileSync(path.join(ROOT, "schema.json"), "utf8");
+  schemaCache ??= stampedSchema(buildSchema(), VERSION);
   return schemaCache;
+}
+
+/** A schema's text with `version` set to `version` (after `displayName`, where Pulumi's schemas have it). */
+export function stampedSchema(text: string, version: string): string {
+  const { name, displayName, version: _unstamped, ...rest } = JSON.parse(text) as Record<string, unknown>;
+  return `${JSON.stringify({ name, displayName, version, ...rest }, null, 2)}\n`;
 }
 
 interface SchemaResources {

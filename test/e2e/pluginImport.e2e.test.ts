@@ -2,24 +2,34 @@
  * `pulumi import` of the provider plugin's five kinds, end to end through the real CLI, the plugin
  * installed from its tarball: objects made directly in the service (as in the dashboard) are
  * adopted with no write to it, and the code the import generates, pasted into the program, previews
- * with no change (`--expect-no-changes`): in Pulumi YAML (the YAML language host; both lanes) and in
- * TypeScript under Pulumi's stock Node.js host (the stock lane). An AgentVersion's agent is
- * generated as `agentId`, a reference to the Agent imported alongside (`agentId: ${host.id}`), and
- * the pasted version follows that Agent with no change (docs/plugin.md).
+ * with no change (`--expect-no-changes`): in Pulumi YAML (the YAML language host; both lanes), in
+ * TypeScript under Pulumi's stock Node.js host and in Go under Pulumi's stock Go host (the stock
+ * lane; the Go code, on the SDK of sdk/go, must compile). An AgentVersion's agent is generated as
+ * `agentId`, a reference to the Agent imported alongside (`agentId: ${host.id}`), and the pasted
+ * version follows that Agent with no change (docs/plugin.md). The knowledge base holds a url and a
+ * text document: the text, which the service never reads back, is declared by name (`heldText`).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { clearRequestLog, requestLog } from "../support/control";
+import { pluginVersion, writeGoModule } from "../support/pluginPrograms";
 import { installedPackageDir, PulumiProject, packedPlugin, pulumiHost, REPO_ROOT } from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
 let tarball: string;
-const VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
+const VERSION = pluginVersion();
+
+/** Go, for the Go program (in CI it must be there). */
+const hasGo = spawnSync("go", ["version"]).status === 0;
+if (!hasGo && process.env.CI === "true") {
+  throw new Error("test/e2e/pluginImport.e2e.test.ts: `go` not found, and CI must run the Go import");
+}
+if (!hasGo) console.log("test/e2e/pluginImport.e2e.test.ts: the Go import did not run: `go` not found");
 
 /** The objects made in the service, by the name each is imported under. */
 interface Made {
@@ -36,7 +46,10 @@ async function madeInTheService(): Promise<Made> {
   const kb = await client.knowledgeBases.create({
     name: "Store FAQ",
     description: "Answers for callers",
-    documents: [{ name: "returns", url: "https://shop.example.com/returns" }],
+    documents: [
+      { name: "returns", url: "https://shop.example.com/returns" },
+      { name: "hours", text: "Open 9 to 5, Monday to Friday." },
+    ],
   });
   const group = await client.analysis.create({
     name: "Outcome",
@@ -141,7 +154,9 @@ describe("pulumi import of the plugin's resources", () => {
       expect(generated).toMatch(
         /live:\n\s+type: voice-agent:(index:)?AgentVersion\n\s+properties:\n\s+agentId: \$\{host\.id\}\n\s+options:/,
       );
-      expect(generated).toContain("https://shop.example.com/returns");
+      // The documents: the url as it is, the text (never read back) by name.
+      expect(generated).toMatch(/- name: returns\n\s+url: https:\/\/shop\.example\.com\/returns\n/);
+      expect(generated).toMatch(/- heldText: true\n\s+name: hours\n/);
       // Nothing the service defaults (a new agent's transcriber, voice, call limits).
       expect(generated).not.toMatch(/transcriber:|maxDurationMinutes/);
       // Pasted into the program as it is.
@@ -179,6 +194,10 @@ describe("pulumi import of the plugin's resources", () => {
         expect(generated).toMatch(/knowledgeBaseIds: \[faq\.id\]/);
         expect(generated).toMatch(/agentId: host\.id/);
         expect(generated).toMatch(/new voice_agent\.AgentVersion\("live", \{\s*agentId: host\.id,?\s*\}/);
+        expect(generated).toMatch(
+          /\{\s*name: "returns",\s*url: "https:\/\/shop\.example\.com\/returns",?\s*\}/,
+        );
+        expect(generated).toMatch(/\{\s*heldText: true,\s*name: "hours",?\s*\}/);
         expect(generated).not.toMatch(/transcriber|maxDurationMinutes/);
 
         // The SDK the generated code imports, as `pulumi package gen-sdk` writes it, compiled.
@@ -202,5 +221,53 @@ describe("pulumi import of the plugin's resources", () => {
       }
     },
     600_000,
+  );
+
+  // Pulumi's stock Go host generates the Go (GenerateProgram) on the SDK of sdk/go: pasted as it is
+  // into main.go, it compiles (a knowledge base's documents typed, `KnowledgeBaseDocumentArray`) and
+  // previews with no change. Built once (`go build`, as go.e2e.test.ts builds: the Go build cache
+  // serves both) and run as a binary (the host's `binary` option).
+  test.runIf(pulumiHost() === "stock" && hasGo)(
+    "Go (stock host): the five kinds adopted with no write; the generated code compiles and previews no change",
+    async () => {
+      const made = await madeInTheService();
+      const project = await projectOf(
+        "name: imported\nruntime:\n  name: go\n  options:\n    binary: ./imported\n",
+      );
+      try {
+        writeGoModule(project.dir, "imported", VERSION);
+        await imported(project, made, ["--out", "main.go"]);
+        const generated = readFileSync(path.join(project.dir, "main.go"), "utf8");
+        expect(generated).not.toContain("pulumi.Any");
+        expect(generated).toContain("voiceagent.KnowledgeBaseDocumentArray{");
+        expect(generated).toMatch(
+          /&voiceagent\.KnowledgeBaseDocumentArgs\{\s*Name:\s+pulumi\.String\("returns"\),\s*Url:\s+pulumi\.String\("https:\/\/shop\.example\.com\/returns"\),\s*\}/,
+        );
+        expect(generated).toMatch(
+          /&voiceagent\.KnowledgeBaseDocumentArgs\{\s*HeldText:\s+pulumi\.Bool\(true\),\s*Name:\s+pulumi\.String\("hours"\),\s*\}/,
+        );
+        expect(generated).toMatch(/KnowledgeBaseIds: pulumi\.StringArray\{\s*faq\.ID\(\)[\w.()]*,\s*\}/);
+        expect(generated).toMatch(
+          /voiceagent\.NewAgentVersion\(ctx, "live", &voiceagent\.AgentVersionArgs\{\s*AgentId: host\.ID\(\)[\w.()]*,\s*\}/,
+        );
+        expect(generated).not.toMatch(/Transcriber|MaxDurationMinutes/);
+
+        const t0 = performance.now();
+        execFileSync("go", ["build", "-trimpath", "-o", "imported", "."], {
+          cwd: project.dir,
+          env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=mod -buildvcs=false" },
+          stdio: "pipe",
+        });
+        console.log(`pluginImport (Go): go build in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+        await settled(project);
+        // And `up` has nothing to do: no step, no write.
+        await project.pulumi(["up", "--yes", "--skip-preview", "--expect-no-changes"]);
+        expect((await requestLog(emu)).filter((e) => e.method !== "GET")).toEqual([]);
+      } finally {
+        project.cleanup();
+      }
+    },
+    900_000,
   );
 });

@@ -101,7 +101,8 @@ test("after SIGKILL of the engine (`pulumi up` mid-step), no plugin process is l
         throw new Error("the plugin never asked the service");
       }),
     ]);
-    const plugins = processesIn(project.dir).filter((p) => p.cmd.includes("dist/plugin/main.js"));
+    // The plugin's process: its single executable (`npm run plugin:pack`).
+    const plugins = processesIn(project.dir).filter((p) => p.cmd.includes("pulumi-resource-voice-agent"));
     // The engine's plugin host has started it (once for the schema the YAML host reads, once for
     // the step): every one must go.
     expect(plugins.length).toBeGreaterThan(0);

@@ -3,6 +3,7 @@
  * settings from stack config (`Configure`'s variables) or an explicit provider (its inputs, the key
  * a secret), a secret output marked secret, a read without properties (`pulumi import`), the schema.
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
@@ -248,13 +249,26 @@ describe("the plugin's server", () => {
     );
   });
 
-  test("serves schema.json and the package's version", async () => {
+  test("serves schema.json stamped with the build's version, and answers that version (scripts/version.js)", async () => {
     const { call } = await started();
-    const schema = await call<provTypes.GetSchemaResponse>("getSchema", new provpb.GetSchemaRequest());
     const root = path.resolve(__dirname, "../..");
-    expect(schema.getSchema()).toBe(readFileSync(path.join(root, "schema.json"), "utf8"));
+    // The build records scripts/version.js's answer in dist/version.json (`npm run build`, `npm run
+    // setup`): a dist/ built at another commit fails here, rebuild it.
+    const version = execFileSync(process.execPath, ["scripts/version.js"], {
+      cwd: root,
+      encoding: "utf8",
+    }).trim();
     const info = await call<{ getVersion(): string }>("getPluginInfo", new emptypb.Empty());
-    expect(info.getVersion()).toBe(JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).version);
+    expect(
+      info.getVersion(),
+      "the plugin's version is not `node scripts/version.js`'s: is dist/ stale?",
+    ).toBe(version);
+    const schema = await call<provTypes.GetSchemaResponse>("getSchema", new provpb.GetSchemaRequest());
+    const served = JSON.parse(schema.getSchema());
+    const committed = JSON.parse(readFileSync(path.join(root, "schema.json"), "utf8"));
+    expect(committed.version).toBeUndefined();
+    expect(served).toEqual({ ...committed, version });
+    expect(Object.keys(served).slice(0, 3)).toEqual(["name", "displayName", "version"]);
   });
 });
 

@@ -22,7 +22,7 @@ export async function pluginStack(
   opts: { passphrase: string; env?: Record<string, string> },
 ): Promise<{ emu: Emulator; project: PulumiProject }> {
   const tarball = packedPlugin();
-  const version = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
+  const version = pluginVersion();
   const emu = await startEmulator({ port: 0 });
   try {
     const project = await PulumiProject.fromDirectory(source, {
@@ -40,6 +40,15 @@ export async function pluginStack(
     await emu.close();
     throw err;
   }
+}
+
+/**
+ * The plugin's version as `npm run plugin:pack` gives it (scripts/version.js: from git), the one a
+ * program names: `pulumi plugin install` installs it, a Go program requires the SDK at it.
+ */
+export function pluginVersion(): string {
+  const { version } = require(path.join(REPO_ROOT, "scripts", "version.js")) as { version: () => string };
+  return version();
 }
 
 /** A request to the service at `base` with the emulator's default key; the answer parsed. */
@@ -92,9 +101,11 @@ export async function expectPromptChangeGoesLive(
 /**
  * A Go module `name` in `dir` on the SDK of `sdk/go` (by `replace`), at the Go and Pulumi SDK
  * versions sdk/go.mod names, with the SDK module's checksums (they cover every module a program
- * needs).
+ * needs). It requires the SDK at the plugin's version (`pluginVersion()`): the SDK carries no
+ * version of its own, and Pulumi's Go host reports the module's version (`go list`) as the plugin
+ * version the program needs, as it does for the tag `sdk/vX.Y.Z` a release makes.
  */
-export function writeGoModule(dir: string, name: string): void {
+export function writeGoModule(dir: string, name: string, version = pluginVersion()): void {
   const sdkMod = readFileSync(path.join(REPO_ROOT, "sdk/go.mod"), "utf8");
   const goLine = /^go .*$/m.exec(sdkMod)?.[0] ?? "go 1.25";
   const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 v\S+/.exec(sdkMod)?.[0];
@@ -106,7 +117,7 @@ export function writeGoModule(dir: string, name: string): void {
       goLine,
       "",
       "require (",
-      "\tgithub.com/pulumi-voice-agent/pulumi-voice-agent/sdk v0.0.0",
+      `\tgithub.com/pulumi-voice-agent/pulumi-voice-agent/sdk v${version}`,
       `\t${pulumiSdk}`,
       ")",
       "",

@@ -159,7 +159,8 @@ export function packTarball(dest: string): string {
 }
 
 /**
- * The provider plugin's tarball, packed from the current `dist/` (`scripts/plugin/pack.sh`), for
+ * The provider plugin's archive for this machine's platform, packed from the sources
+ * (`scripts/plugin/pack.sh --host`: the single executable), for
  * `pulumi plugin install resource voice-agent <version> --file`: its path. Refuses a toolchain
  * without Pulumi's YAML host (`npm run setup` builds it).
  */
@@ -167,7 +168,10 @@ export function packedPlugin(): string {
   if (!existsSync(path.join(toolchainBin(), "pulumi-language-yaml"))) {
     throw new Error(`${toolchainBin()} holds no pulumi-language-yaml: run \`npm run setup\``);
   }
-  const out = execFileSync("bash", ["scripts/plugin/pack.sh"], { cwd: REPO_ROOT, encoding: "utf8" });
+  const out = execFileSync("bash", ["scripts/plugin/pack.sh", "--host"], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  });
   return path.join(REPO_ROOT, out.trim().split(" ")[0] as string);
 }
 

@@ -17,8 +17,10 @@ import (
 type Agent struct {
 	pulumi.CustomResourceState
 
-	// Id of an existing agent to take over instead of creating one (dynamic providers cannot be
-	// `pulumi import`ed). Its working draft is overwritten with this configuration on create.
+	// Id of an existing agent to take over instead of creating one, from a TypeScript program (its
+	// resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin, from YAML,
+	// Go or Python, `pulumi import voice-agent:index:Agent NAME ID` does). Its working draft is
+	// overwritten with this configuration on create.
 	// Changing it later has no effect.
 	AdoptId pulumi.StringPtrOutput `pulumi:"adoptId"`
 	// The agent's id in the service, stable across versions.
@@ -125,8 +127,10 @@ func (AgentState) ElementType() reflect.Type {
 }
 
 type agentArgs struct {
-	// Id of an existing agent to take over instead of creating one (dynamic providers cannot be
-	// `pulumi import`ed). Its working draft is overwritten with this configuration on create.
+	// Id of an existing agent to take over instead of creating one, from a TypeScript program (its
+	// resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin, from YAML,
+	// Go or Python, `pulumi import voice-agent:index:Agent NAME ID` does). Its working draft is
+	// overwritten with this configuration on create.
 	// Changing it later has no effect.
 	AdoptId *string `pulumi:"adoptId"`
 	// Custom-analysis groups run after each call (the whole set; new agents have the Default Analysis group).
@@ -165,8 +169,10 @@ type agentArgs struct {
 
 // The set of arguments for constructing a Agent resource.
 type AgentArgs struct {
-	// Id of an existing agent to take over instead of creating one (dynamic providers cannot be
-	// `pulumi import`ed). Its working draft is overwritten with this configuration on create.
+	// Id of an existing agent to take over instead of creating one, from a TypeScript program (its
+	// resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin, from YAML,
+	// Go or Python, `pulumi import voice-agent:index:Agent NAME ID` does). Its working draft is
+	// overwritten with this configuration on create.
 	// Changing it later has no effect.
 	AdoptId pulumi.StringPtrInput
 	// Custom-analysis groups run after each call (the whole set; new agents have the Default Analysis group).
@@ -240,8 +246,10 @@ func (o AgentOutput) ToAgentOutputWithContext(ctx context.Context) AgentOutput {
 	return o
 }
 
-// Id of an existing agent to take over instead of creating one (dynamic providers cannot be
-// `pulumi import`ed). Its working draft is overwritten with this configuration on create.
+// Id of an existing agent to take over instead of creating one, from a TypeScript program (its
+// resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin, from YAML,
+// Go or Python, `pulumi import voice-agent:index:Agent NAME ID` does). Its working draft is
+// overwritten with this configuration on create.
 // Changing it later has no effect.
 func (o AgentOutput) AdoptId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Agent) pulumi.StringPtrOutput { return v.AdoptId }).(pulumi.StringPtrOutput)

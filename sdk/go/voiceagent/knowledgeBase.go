@@ -16,16 +16,18 @@ import (
 type KnowledgeBase struct {
 	pulumi.CustomResourceState
 
-	// Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
-	// be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
-	// documents (`documents` defaults to none). Changing it later has no effect.
+	// Id of an existing knowledge base to take over instead of creating one, from a TypeScript
+	// program (its resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin,
+	// from YAML, Go or Python, `pulumi import voice-agent:index:KnowledgeBase NAME ID` does). Create
+	// writes the declaration onto it only where it differs: declare its documents (`documents`
+	// defaults to none). Changing it later has no effect.
 	AdoptId pulumi.StringPtrOutput `pulumi:"adoptId"`
 	// Free text. Default: unset (not managed); `null` clears it.
 	Description pulumi.StringPtrOutput `pulumi:"description"`
 	// Per document, by name: id, source and processing status as last read.
 	DocumentStatuses KnowledgeBaseDocumentStatusArrayOutput `pulumi:"documentStatuses"`
 	// The whole document set, in any order. Default: no documents.
-	Documents pulumi.ArrayOutput `pulumi:"documents"`
+	Documents KnowledgeBaseDocumentArrayOutput `pulumi:"documents"`
 	// Always `non_deterministic`.
 	KbType pulumi.StringOutput `pulumi:"kbType"`
 	// The knowledge base's id (also the resource's `id`).
@@ -80,14 +82,16 @@ func (KnowledgeBaseState) ElementType() reflect.Type {
 }
 
 type knowledgeBaseArgs struct {
-	// Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
-	// be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
-	// documents (`documents` defaults to none). Changing it later has no effect.
+	// Id of an existing knowledge base to take over instead of creating one, from a TypeScript
+	// program (its resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin,
+	// from YAML, Go or Python, `pulumi import voice-agent:index:KnowledgeBase NAME ID` does). Create
+	// writes the declaration onto it only where it differs: declare its documents (`documents`
+	// defaults to none). Changing it later has no effect.
 	AdoptId *string `pulumi:"adoptId"`
 	// Free text. Default: unset (not managed); `null` clears it.
 	Description *string `pulumi:"description"`
 	// The whole document set, in any order. Default: no documents.
-	Documents []interface{} `pulumi:"documents"`
+	Documents []KnowledgeBaseDocument `pulumi:"documents"`
 	// Display name, 1 to 255 characters.
 	Name string `pulumi:"name"`
 	// How long create and update wait for every document to be `ready`. Default 300 seconds.
@@ -97,14 +101,16 @@ type knowledgeBaseArgs struct {
 
 // The set of arguments for constructing a KnowledgeBase resource.
 type KnowledgeBaseArgs struct {
-	// Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
-	// be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
-	// documents (`documents` defaults to none). Changing it later has no effect.
+	// Id of an existing knowledge base to take over instead of creating one, from a TypeScript
+	// program (its resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin,
+	// from YAML, Go or Python, `pulumi import voice-agent:index:KnowledgeBase NAME ID` does). Create
+	// writes the declaration onto it only where it differs: declare its documents (`documents`
+	// defaults to none). Changing it later has no effect.
 	AdoptId pulumi.StringPtrInput
 	// Free text. Default: unset (not managed); `null` clears it.
 	Description pulumi.StringPtrInput
 	// The whole document set, in any order. Default: no documents.
-	Documents pulumi.ArrayInput
+	Documents KnowledgeBaseDocumentArrayInput
 	// Display name, 1 to 255 characters.
 	Name pulumi.StringInput
 	// How long create and update wait for every document to be `ready`. Default 300 seconds.
@@ -149,9 +155,11 @@ func (o KnowledgeBaseOutput) ToKnowledgeBaseOutputWithContext(ctx context.Contex
 	return o
 }
 
-// Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
-// be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
-// documents (`documents` defaults to none). Changing it later has no effect.
+// Id of an existing knowledge base to take over instead of creating one, from a TypeScript
+// program (its resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin,
+// from YAML, Go or Python, `pulumi import voice-agent:index:KnowledgeBase NAME ID` does). Create
+// writes the declaration onto it only where it differs: declare its documents (`documents`
+// defaults to none). Changing it later has no effect.
 func (o KnowledgeBaseOutput) AdoptId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *KnowledgeBase) pulumi.StringPtrOutput { return v.AdoptId }).(pulumi.StringPtrOutput)
 }
@@ -167,8 +175,8 @@ func (o KnowledgeBaseOutput) DocumentStatuses() KnowledgeBaseDocumentStatusArray
 }
 
 // The whole document set, in any order. Default: no documents.
-func (o KnowledgeBaseOutput) Documents() pulumi.ArrayOutput {
-	return o.ApplyT(func(v *KnowledgeBase) pulumi.ArrayOutput { return v.Documents }).(pulumi.ArrayOutput)
+func (o KnowledgeBaseOutput) Documents() KnowledgeBaseDocumentArrayOutput {
+	return o.ApplyT(func(v *KnowledgeBase) KnowledgeBaseDocumentArrayOutput { return v.Documents }).(KnowledgeBaseDocumentArrayOutput)
 }
 
 // Always `non_deterministic`.

@@ -2950,6 +2950,142 @@ func (o InboundPtrOutput) FallbackMessage() MessagePtrOutput {
 	}).(MessagePtrOutput)
 }
 
+// A document: its `name` and exactly one of `text`, `url` or (in an adopted or imported knowledge
+// base) `heldText`. In the provider plugin's schema (YAML, Go, Python) one object type,
+// `KnowledgeBaseDocument`, with the three optional.
+type KnowledgeBaseDocument struct {
+	// Always `true`: the document is a text the knowledge base already holds, declared by name alone
+	// (the service never reads a text back).
+	HeldText *bool `pulumi:"heldText"`
+	// Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
+	Name string `pulumi:"name"`
+	// The content (at least one character).
+	Text *string `pulumi:"text"`
+	// An http or https URL the service fetches. An unreachable URL makes the document `failed`.
+	Url *string `pulumi:"url"`
+}
+
+// KnowledgeBaseDocumentInput is an input type that accepts KnowledgeBaseDocumentArgs and KnowledgeBaseDocumentOutput values.
+// You can construct a concrete instance of `KnowledgeBaseDocumentInput` via:
+//
+//	KnowledgeBaseDocumentArgs{...}
+type KnowledgeBaseDocumentInput interface {
+	pulumi.Input
+
+	ToKnowledgeBaseDocumentOutput() KnowledgeBaseDocumentOutput
+	ToKnowledgeBaseDocumentOutputWithContext(context.Context) KnowledgeBaseDocumentOutput
+}
+
+// A document: its `name` and exactly one of `text`, `url` or (in an adopted or imported knowledge
+// base) `heldText`. In the provider plugin's schema (YAML, Go, Python) one object type,
+// `KnowledgeBaseDocument`, with the three optional.
+type KnowledgeBaseDocumentArgs struct {
+	// Always `true`: the document is a text the knowledge base already holds, declared by name alone
+	// (the service never reads a text back).
+	HeldText pulumi.BoolPtrInput `pulumi:"heldText"`
+	// Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
+	Name pulumi.StringInput `pulumi:"name"`
+	// The content (at least one character).
+	Text pulumi.StringPtrInput `pulumi:"text"`
+	// An http or https URL the service fetches. An unreachable URL makes the document `failed`.
+	Url pulumi.StringPtrInput `pulumi:"url"`
+}
+
+func (KnowledgeBaseDocumentArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*KnowledgeBaseDocument)(nil)).Elem()
+}
+
+func (i KnowledgeBaseDocumentArgs) ToKnowledgeBaseDocumentOutput() KnowledgeBaseDocumentOutput {
+	return i.ToKnowledgeBaseDocumentOutputWithContext(context.Background())
+}
+
+func (i KnowledgeBaseDocumentArgs) ToKnowledgeBaseDocumentOutputWithContext(ctx context.Context) KnowledgeBaseDocumentOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(KnowledgeBaseDocumentOutput)
+}
+
+// KnowledgeBaseDocumentArrayInput is an input type that accepts KnowledgeBaseDocumentArray and KnowledgeBaseDocumentArrayOutput values.
+// You can construct a concrete instance of `KnowledgeBaseDocumentArrayInput` via:
+//
+//	KnowledgeBaseDocumentArray{ KnowledgeBaseDocumentArgs{...} }
+type KnowledgeBaseDocumentArrayInput interface {
+	pulumi.Input
+
+	ToKnowledgeBaseDocumentArrayOutput() KnowledgeBaseDocumentArrayOutput
+	ToKnowledgeBaseDocumentArrayOutputWithContext(context.Context) KnowledgeBaseDocumentArrayOutput
+}
+
+type KnowledgeBaseDocumentArray []KnowledgeBaseDocumentInput
+
+func (KnowledgeBaseDocumentArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]KnowledgeBaseDocument)(nil)).Elem()
+}
+
+func (i KnowledgeBaseDocumentArray) ToKnowledgeBaseDocumentArrayOutput() KnowledgeBaseDocumentArrayOutput {
+	return i.ToKnowledgeBaseDocumentArrayOutputWithContext(context.Background())
+}
+
+func (i KnowledgeBaseDocumentArray) ToKnowledgeBaseDocumentArrayOutputWithContext(ctx context.Context) KnowledgeBaseDocumentArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(KnowledgeBaseDocumentArrayOutput)
+}
+
+// A document: its `name` and exactly one of `text`, `url` or (in an adopted or imported knowledge
+// base) `heldText`. In the provider plugin's schema (YAML, Go, Python) one object type,
+// `KnowledgeBaseDocument`, with the three optional.
+type KnowledgeBaseDocumentOutput struct{ *pulumi.OutputState }
+
+func (KnowledgeBaseDocumentOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*KnowledgeBaseDocument)(nil)).Elem()
+}
+
+func (o KnowledgeBaseDocumentOutput) ToKnowledgeBaseDocumentOutput() KnowledgeBaseDocumentOutput {
+	return o
+}
+
+func (o KnowledgeBaseDocumentOutput) ToKnowledgeBaseDocumentOutputWithContext(ctx context.Context) KnowledgeBaseDocumentOutput {
+	return o
+}
+
+// Always `true`: the document is a text the knowledge base already holds, declared by name alone
+// (the service never reads a text back).
+func (o KnowledgeBaseDocumentOutput) HeldText() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v KnowledgeBaseDocument) *bool { return v.HeldText }).(pulumi.BoolPtrOutput)
+}
+
+// Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
+func (o KnowledgeBaseDocumentOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v KnowledgeBaseDocument) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// The content (at least one character).
+func (o KnowledgeBaseDocumentOutput) Text() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v KnowledgeBaseDocument) *string { return v.Text }).(pulumi.StringPtrOutput)
+}
+
+// An http or https URL the service fetches. An unreachable URL makes the document `failed`.
+func (o KnowledgeBaseDocumentOutput) Url() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v KnowledgeBaseDocument) *string { return v.Url }).(pulumi.StringPtrOutput)
+}
+
+type KnowledgeBaseDocumentArrayOutput struct{ *pulumi.OutputState }
+
+func (KnowledgeBaseDocumentArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]KnowledgeBaseDocument)(nil)).Elem()
+}
+
+func (o KnowledgeBaseDocumentArrayOutput) ToKnowledgeBaseDocumentArrayOutput() KnowledgeBaseDocumentArrayOutput {
+	return o
+}
+
+func (o KnowledgeBaseDocumentArrayOutput) ToKnowledgeBaseDocumentArrayOutputWithContext(ctx context.Context) KnowledgeBaseDocumentArrayOutput {
+	return o
+}
+
+func (o KnowledgeBaseDocumentArrayOutput) Index(i pulumi.IntInput) KnowledgeBaseDocumentOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) KnowledgeBaseDocument {
+		return vs[0].([]KnowledgeBaseDocument)[vs[1].(int)]
+	}).(KnowledgeBaseDocumentOutput)
+}
+
 // One document as last read: its id and processing status.
 type KnowledgeBaseDocumentStatus struct {
 	Error string `pulumi:"error"`
@@ -3016,210 +3152,6 @@ func (o KnowledgeBaseDocumentStatusArrayOutput) Index(i pulumi.IntInput) Knowled
 	return pulumi.All(o, i).ApplyT(func(vs []interface{}) KnowledgeBaseDocumentStatus {
 		return vs[0].([]KnowledgeBaseDocumentStatus)[vs[1].(int)]
 	}).(KnowledgeBaseDocumentStatusOutput)
-}
-
-// A text document the service already holds, declared by name alone: the service never reads a
-// text back, so a program adopting a knowledge base (`adoptId`; `voice-agent-export` writes these)
-// cannot state it. It counts as unchanged while the service holds a text document of that name.
-// Any change to the knowledge base sends the whole document set, so a change fails, writing
-// nothing, until the document's `text` is given instead.
-type KnowledgeBaseHeldTextDocument struct {
-	// Always `true`.
-	HeldText bool `pulumi:"heldText"`
-	// The name of a text document the adopted knowledge base holds.
-	Name string `pulumi:"name"`
-}
-
-// KnowledgeBaseHeldTextDocumentInput is an input type that accepts KnowledgeBaseHeldTextDocumentArgs and KnowledgeBaseHeldTextDocumentOutput values.
-// You can construct a concrete instance of `KnowledgeBaseHeldTextDocumentInput` via:
-//
-//	KnowledgeBaseHeldTextDocumentArgs{...}
-type KnowledgeBaseHeldTextDocumentInput interface {
-	pulumi.Input
-
-	ToKnowledgeBaseHeldTextDocumentOutput() KnowledgeBaseHeldTextDocumentOutput
-	ToKnowledgeBaseHeldTextDocumentOutputWithContext(context.Context) KnowledgeBaseHeldTextDocumentOutput
-}
-
-// A text document the service already holds, declared by name alone: the service never reads a
-// text back, so a program adopting a knowledge base (`adoptId`; `voice-agent-export` writes these)
-// cannot state it. It counts as unchanged while the service holds a text document of that name.
-// Any change to the knowledge base sends the whole document set, so a change fails, writing
-// nothing, until the document's `text` is given instead.
-type KnowledgeBaseHeldTextDocumentArgs struct {
-	// Always `true`.
-	HeldText pulumi.BoolInput `pulumi:"heldText"`
-	// The name of a text document the adopted knowledge base holds.
-	Name pulumi.StringInput `pulumi:"name"`
-}
-
-func (KnowledgeBaseHeldTextDocumentArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*KnowledgeBaseHeldTextDocument)(nil)).Elem()
-}
-
-func (i KnowledgeBaseHeldTextDocumentArgs) ToKnowledgeBaseHeldTextDocumentOutput() KnowledgeBaseHeldTextDocumentOutput {
-	return i.ToKnowledgeBaseHeldTextDocumentOutputWithContext(context.Background())
-}
-
-func (i KnowledgeBaseHeldTextDocumentArgs) ToKnowledgeBaseHeldTextDocumentOutputWithContext(ctx context.Context) KnowledgeBaseHeldTextDocumentOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KnowledgeBaseHeldTextDocumentOutput)
-}
-
-// A text document the service already holds, declared by name alone: the service never reads a
-// text back, so a program adopting a knowledge base (`adoptId`; `voice-agent-export` writes these)
-// cannot state it. It counts as unchanged while the service holds a text document of that name.
-// Any change to the knowledge base sends the whole document set, so a change fails, writing
-// nothing, until the document's `text` is given instead.
-type KnowledgeBaseHeldTextDocumentOutput struct{ *pulumi.OutputState }
-
-func (KnowledgeBaseHeldTextDocumentOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*KnowledgeBaseHeldTextDocument)(nil)).Elem()
-}
-
-func (o KnowledgeBaseHeldTextDocumentOutput) ToKnowledgeBaseHeldTextDocumentOutput() KnowledgeBaseHeldTextDocumentOutput {
-	return o
-}
-
-func (o KnowledgeBaseHeldTextDocumentOutput) ToKnowledgeBaseHeldTextDocumentOutputWithContext(ctx context.Context) KnowledgeBaseHeldTextDocumentOutput {
-	return o
-}
-
-// Always `true`.
-func (o KnowledgeBaseHeldTextDocumentOutput) HeldText() pulumi.BoolOutput {
-	return o.ApplyT(func(v KnowledgeBaseHeldTextDocument) bool { return v.HeldText }).(pulumi.BoolOutput)
-}
-
-// The name of a text document the adopted knowledge base holds.
-func (o KnowledgeBaseHeldTextDocumentOutput) Name() pulumi.StringOutput {
-	return o.ApplyT(func(v KnowledgeBaseHeldTextDocument) string { return v.Name }).(pulumi.StringOutput)
-}
-
-// A document given as text.
-type KnowledgeBaseTextDocument struct {
-	// Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-	Name string `pulumi:"name"`
-	// The content (at least one character).
-	Text string `pulumi:"text"`
-}
-
-// KnowledgeBaseTextDocumentInput is an input type that accepts KnowledgeBaseTextDocumentArgs and KnowledgeBaseTextDocumentOutput values.
-// You can construct a concrete instance of `KnowledgeBaseTextDocumentInput` via:
-//
-//	KnowledgeBaseTextDocumentArgs{...}
-type KnowledgeBaseTextDocumentInput interface {
-	pulumi.Input
-
-	ToKnowledgeBaseTextDocumentOutput() KnowledgeBaseTextDocumentOutput
-	ToKnowledgeBaseTextDocumentOutputWithContext(context.Context) KnowledgeBaseTextDocumentOutput
-}
-
-// A document given as text.
-type KnowledgeBaseTextDocumentArgs struct {
-	// Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-	Name pulumi.StringInput `pulumi:"name"`
-	// The content (at least one character).
-	Text pulumi.StringInput `pulumi:"text"`
-}
-
-func (KnowledgeBaseTextDocumentArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*KnowledgeBaseTextDocument)(nil)).Elem()
-}
-
-func (i KnowledgeBaseTextDocumentArgs) ToKnowledgeBaseTextDocumentOutput() KnowledgeBaseTextDocumentOutput {
-	return i.ToKnowledgeBaseTextDocumentOutputWithContext(context.Background())
-}
-
-func (i KnowledgeBaseTextDocumentArgs) ToKnowledgeBaseTextDocumentOutputWithContext(ctx context.Context) KnowledgeBaseTextDocumentOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KnowledgeBaseTextDocumentOutput)
-}
-
-// A document given as text.
-type KnowledgeBaseTextDocumentOutput struct{ *pulumi.OutputState }
-
-func (KnowledgeBaseTextDocumentOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*KnowledgeBaseTextDocument)(nil)).Elem()
-}
-
-func (o KnowledgeBaseTextDocumentOutput) ToKnowledgeBaseTextDocumentOutput() KnowledgeBaseTextDocumentOutput {
-	return o
-}
-
-func (o KnowledgeBaseTextDocumentOutput) ToKnowledgeBaseTextDocumentOutputWithContext(ctx context.Context) KnowledgeBaseTextDocumentOutput {
-	return o
-}
-
-// Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-func (o KnowledgeBaseTextDocumentOutput) Name() pulumi.StringOutput {
-	return o.ApplyT(func(v KnowledgeBaseTextDocument) string { return v.Name }).(pulumi.StringOutput)
-}
-
-// The content (at least one character).
-func (o KnowledgeBaseTextDocumentOutput) Text() pulumi.StringOutput {
-	return o.ApplyT(func(v KnowledgeBaseTextDocument) string { return v.Text }).(pulumi.StringOutput)
-}
-
-// A document fetched from a URL by the service.
-type KnowledgeBaseUrlDocument struct {
-	// Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-	Name string `pulumi:"name"`
-	// An http or https URL the service fetches. An unreachable URL makes the document `failed`.
-	Url string `pulumi:"url"`
-}
-
-// KnowledgeBaseUrlDocumentInput is an input type that accepts KnowledgeBaseUrlDocumentArgs and KnowledgeBaseUrlDocumentOutput values.
-// You can construct a concrete instance of `KnowledgeBaseUrlDocumentInput` via:
-//
-//	KnowledgeBaseUrlDocumentArgs{...}
-type KnowledgeBaseUrlDocumentInput interface {
-	pulumi.Input
-
-	ToKnowledgeBaseUrlDocumentOutput() KnowledgeBaseUrlDocumentOutput
-	ToKnowledgeBaseUrlDocumentOutputWithContext(context.Context) KnowledgeBaseUrlDocumentOutput
-}
-
-// A document fetched from a URL by the service.
-type KnowledgeBaseUrlDocumentArgs struct {
-	// Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-	Name pulumi.StringInput `pulumi:"name"`
-	// An http or https URL the service fetches. An unreachable URL makes the document `failed`.
-	Url pulumi.StringInput `pulumi:"url"`
-}
-
-func (KnowledgeBaseUrlDocumentArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*KnowledgeBaseUrlDocument)(nil)).Elem()
-}
-
-func (i KnowledgeBaseUrlDocumentArgs) ToKnowledgeBaseUrlDocumentOutput() KnowledgeBaseUrlDocumentOutput {
-	return i.ToKnowledgeBaseUrlDocumentOutputWithContext(context.Background())
-}
-
-func (i KnowledgeBaseUrlDocumentArgs) ToKnowledgeBaseUrlDocumentOutputWithContext(ctx context.Context) KnowledgeBaseUrlDocumentOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(KnowledgeBaseUrlDocumentOutput)
-}
-
-// A document fetched from a URL by the service.
-type KnowledgeBaseUrlDocumentOutput struct{ *pulumi.OutputState }
-
-func (KnowledgeBaseUrlDocumentOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*KnowledgeBaseUrlDocument)(nil)).Elem()
-}
-
-func (o KnowledgeBaseUrlDocumentOutput) ToKnowledgeBaseUrlDocumentOutput() KnowledgeBaseUrlDocumentOutput {
-	return o
-}
-
-func (o KnowledgeBaseUrlDocumentOutput) ToKnowledgeBaseUrlDocumentOutputWithContext(ctx context.Context) KnowledgeBaseUrlDocumentOutput {
-	return o
-}
-
-// Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-func (o KnowledgeBaseUrlDocumentOutput) Name() pulumi.StringOutput {
-	return o.ApplyT(func(v KnowledgeBaseUrlDocument) string { return v.Name }).(pulumi.StringOutput)
-}
-
-// An http or https URL the service fetches. An unreachable URL makes the document `failed`.
-func (o KnowledgeBaseUrlDocumentOutput) Url() pulumi.StringOutput {
-	return o.ApplyT(func(v KnowledgeBaseUrlDocument) string { return v.Url }).(pulumi.StringOutput)
 }
 
 // Languages the agent speaks. Platform default: `hi-IN` with `en-IN` alongside.
@@ -6545,7 +6477,7 @@ type Watch struct {
 	// The call origins judged. Default: `widget`, `batch`, `inbound` (not `api`, `dashboard`, `demo`: tests).
 	Origins []string `pulumi:"origins"`
 	// The bounds; at least one.
-	Rates []interface{} `pulumi:"rates"`
+	Rates []WatchRatesItem `pulumi:"rates"`
 	// Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
 	// time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
 	// over every window. Default: every call since the version went live.
@@ -6576,7 +6508,7 @@ type WatchArgs struct {
 	// The call origins judged. Default: `widget`, `batch`, `inbound` (not `api`, `dashboard`, `demo`: tests).
 	Origins pulumi.StringArrayInput `pulumi:"origins"`
 	// The bounds; at least one.
-	Rates pulumi.ArrayInput `pulumi:"rates"`
+	Rates WatchRatesItemArrayInput `pulumi:"rates"`
 	// Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
 	// time; window `i` is judged at `1 - (1 - confidence) / (i (i + 1))`, so `confidence` still holds
 	// over every window. Default: every call since the version went live.
@@ -6681,8 +6613,8 @@ func (o WatchOutput) Origins() pulumi.StringArrayOutput {
 }
 
 // The bounds; at least one.
-func (o WatchOutput) Rates() pulumi.ArrayOutput {
-	return o.ApplyT(func(v Watch) []interface{} { return v.Rates }).(pulumi.ArrayOutput)
+func (o WatchOutput) Rates() WatchRatesItemArrayOutput {
+	return o.ApplyT(func(v Watch) []WatchRatesItem { return v.Rates }).(WatchRatesItemArrayOutput)
 }
 
 // Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
@@ -6749,13 +6681,13 @@ func (o WatchPtrOutput) Origins() pulumi.StringArrayOutput {
 }
 
 // The bounds; at least one.
-func (o WatchPtrOutput) Rates() pulumi.ArrayOutput {
-	return o.ApplyT(func(v *Watch) []interface{} {
+func (o WatchPtrOutput) Rates() WatchRatesItemArrayOutput {
+	return o.ApplyT(func(v *Watch) []WatchRatesItem {
 		if v == nil {
 			return nil
 		}
 		return v.Rates
-	}).(pulumi.ArrayOutput)
+	}).(WatchRatesItemArrayOutput)
 }
 
 // Judge the calls in windows of this many minutes, back to back from go-live, the current one at a
@@ -6770,141 +6702,137 @@ func (o WatchPtrOutput) WindowMinutes() pulumi.Float64PtrOutput {
 	}).(pulumi.Float64PtrOutput)
 }
 
-// A bound on the share of watched calls whose analysis holds a value (promotion's form).
-type WatchAnalysisRate struct {
+// One of:
+// - A bound on the share of watched calls whose analysis holds a value (promotion's form).
+// - A bound on the share of watched calls that finished with one of some statuses.
+type WatchRatesItem struct {
 	// `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
-	Analysis string `pulumi:"analysis"`
+	Analysis *string `pulumi:"analysis"`
 	// The largest share of measured calls allowed to hold it, 0 to 1 (`0.2` is 20%).
 	AtMost float64 `pulumi:"atMost"`
+	// The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
+	Status interface{} `pulumi:"status"`
 	// The value counted, e.g. `negative`.
 	Value interface{} `pulumi:"value"`
 }
 
-// WatchAnalysisRateInput is an input type that accepts WatchAnalysisRateArgs and WatchAnalysisRateOutput values.
-// You can construct a concrete instance of `WatchAnalysisRateInput` via:
+// WatchRatesItemInput is an input type that accepts WatchRatesItemArgs and WatchRatesItemOutput values.
+// You can construct a concrete instance of `WatchRatesItemInput` via:
 //
-//	WatchAnalysisRateArgs{...}
-type WatchAnalysisRateInput interface {
+//	WatchRatesItemArgs{...}
+type WatchRatesItemInput interface {
 	pulumi.Input
 
-	ToWatchAnalysisRateOutput() WatchAnalysisRateOutput
-	ToWatchAnalysisRateOutputWithContext(context.Context) WatchAnalysisRateOutput
+	ToWatchRatesItemOutput() WatchRatesItemOutput
+	ToWatchRatesItemOutputWithContext(context.Context) WatchRatesItemOutput
 }
 
-// A bound on the share of watched calls whose analysis holds a value (promotion's form).
-type WatchAnalysisRateArgs struct {
+// One of:
+// - A bound on the share of watched calls whose analysis holds a value (promotion's form).
+// - A bound on the share of watched calls that finished with one of some statuses.
+type WatchRatesItemArgs struct {
 	// `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
-	Analysis pulumi.StringInput `pulumi:"analysis"`
+	Analysis pulumi.StringPtrInput `pulumi:"analysis"`
 	// The largest share of measured calls allowed to hold it, 0 to 1 (`0.2` is 20%).
 	AtMost pulumi.Float64Input `pulumi:"atMost"`
+	// The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
+	Status pulumi.Input `pulumi:"status"`
 	// The value counted, e.g. `negative`.
 	Value pulumi.Input `pulumi:"value"`
 }
 
-func (WatchAnalysisRateArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*WatchAnalysisRate)(nil)).Elem()
+func (WatchRatesItemArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*WatchRatesItem)(nil)).Elem()
 }
 
-func (i WatchAnalysisRateArgs) ToWatchAnalysisRateOutput() WatchAnalysisRateOutput {
-	return i.ToWatchAnalysisRateOutputWithContext(context.Background())
+func (i WatchRatesItemArgs) ToWatchRatesItemOutput() WatchRatesItemOutput {
+	return i.ToWatchRatesItemOutputWithContext(context.Background())
 }
 
-func (i WatchAnalysisRateArgs) ToWatchAnalysisRateOutputWithContext(ctx context.Context) WatchAnalysisRateOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WatchAnalysisRateOutput)
+func (i WatchRatesItemArgs) ToWatchRatesItemOutputWithContext(ctx context.Context) WatchRatesItemOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WatchRatesItemOutput)
 }
 
-// A bound on the share of watched calls whose analysis holds a value (promotion's form).
-type WatchAnalysisRateOutput struct{ *pulumi.OutputState }
+// WatchRatesItemArrayInput is an input type that accepts WatchRatesItemArray and WatchRatesItemArrayOutput values.
+// You can construct a concrete instance of `WatchRatesItemArrayInput` via:
+//
+//	WatchRatesItemArray{ WatchRatesItemArgs{...} }
+type WatchRatesItemArrayInput interface {
+	pulumi.Input
 
-func (WatchAnalysisRateOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*WatchAnalysisRate)(nil)).Elem()
+	ToWatchRatesItemArrayOutput() WatchRatesItemArrayOutput
+	ToWatchRatesItemArrayOutputWithContext(context.Context) WatchRatesItemArrayOutput
 }
 
-func (o WatchAnalysisRateOutput) ToWatchAnalysisRateOutput() WatchAnalysisRateOutput {
+type WatchRatesItemArray []WatchRatesItemInput
+
+func (WatchRatesItemArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]WatchRatesItem)(nil)).Elem()
+}
+
+func (i WatchRatesItemArray) ToWatchRatesItemArrayOutput() WatchRatesItemArrayOutput {
+	return i.ToWatchRatesItemArrayOutputWithContext(context.Background())
+}
+
+func (i WatchRatesItemArray) ToWatchRatesItemArrayOutputWithContext(ctx context.Context) WatchRatesItemArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(WatchRatesItemArrayOutput)
+}
+
+// One of:
+// - A bound on the share of watched calls whose analysis holds a value (promotion's form).
+// - A bound on the share of watched calls that finished with one of some statuses.
+type WatchRatesItemOutput struct{ *pulumi.OutputState }
+
+func (WatchRatesItemOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*WatchRatesItem)(nil)).Elem()
+}
+
+func (o WatchRatesItemOutput) ToWatchRatesItemOutput() WatchRatesItemOutput {
 	return o
 }
 
-func (o WatchAnalysisRateOutput) ToWatchAnalysisRateOutputWithContext(ctx context.Context) WatchAnalysisRateOutput {
+func (o WatchRatesItemOutput) ToWatchRatesItemOutputWithContext(ctx context.Context) WatchRatesItemOutput {
 	return o
 }
 
 // `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
-func (o WatchAnalysisRateOutput) Analysis() pulumi.StringOutput {
-	return o.ApplyT(func(v WatchAnalysisRate) string { return v.Analysis }).(pulumi.StringOutput)
+func (o WatchRatesItemOutput) Analysis() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v WatchRatesItem) *string { return v.Analysis }).(pulumi.StringPtrOutput)
 }
 
 // The largest share of measured calls allowed to hold it, 0 to 1 (`0.2` is 20%).
-func (o WatchAnalysisRateOutput) AtMost() pulumi.Float64Output {
-	return o.ApplyT(func(v WatchAnalysisRate) float64 { return v.AtMost }).(pulumi.Float64Output)
-}
-
-// The value counted, e.g. `negative`.
-func (o WatchAnalysisRateOutput) Value() pulumi.AnyOutput {
-	return o.ApplyT(func(v WatchAnalysisRate) interface{} { return v.Value }).(pulumi.AnyOutput)
-}
-
-// A bound on the share of watched calls that finished with one of some statuses.
-type WatchStatusRate struct {
-	// The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%).
-	AtMost float64 `pulumi:"atMost"`
-	// The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
-	Status interface{} `pulumi:"status"`
-}
-
-// WatchStatusRateInput is an input type that accepts WatchStatusRateArgs and WatchStatusRateOutput values.
-// You can construct a concrete instance of `WatchStatusRateInput` via:
-//
-//	WatchStatusRateArgs{...}
-type WatchStatusRateInput interface {
-	pulumi.Input
-
-	ToWatchStatusRateOutput() WatchStatusRateOutput
-	ToWatchStatusRateOutputWithContext(context.Context) WatchStatusRateOutput
-}
-
-// A bound on the share of watched calls that finished with one of some statuses.
-type WatchStatusRateArgs struct {
-	// The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%).
-	AtMost pulumi.Float64Input `pulumi:"atMost"`
-	// The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
-	Status pulumi.Input `pulumi:"status"`
-}
-
-func (WatchStatusRateArgs) ElementType() reflect.Type {
-	return reflect.TypeOf((*WatchStatusRate)(nil)).Elem()
-}
-
-func (i WatchStatusRateArgs) ToWatchStatusRateOutput() WatchStatusRateOutput {
-	return i.ToWatchStatusRateOutputWithContext(context.Background())
-}
-
-func (i WatchStatusRateArgs) ToWatchStatusRateOutputWithContext(ctx context.Context) WatchStatusRateOutput {
-	return pulumi.ToOutputWithContext(ctx, i).(WatchStatusRateOutput)
-}
-
-// A bound on the share of watched calls that finished with one of some statuses.
-type WatchStatusRateOutput struct{ *pulumi.OutputState }
-
-func (WatchStatusRateOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*WatchStatusRate)(nil)).Elem()
-}
-
-func (o WatchStatusRateOutput) ToWatchStatusRateOutput() WatchStatusRateOutput {
-	return o
-}
-
-func (o WatchStatusRateOutput) ToWatchStatusRateOutputWithContext(ctx context.Context) WatchStatusRateOutput {
-	return o
-}
-
-// The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%).
-func (o WatchStatusRateOutput) AtMost() pulumi.Float64Output {
-	return o.ApplyT(func(v WatchStatusRate) float64 { return v.AtMost }).(pulumi.Float64Output)
+func (o WatchRatesItemOutput) AtMost() pulumi.Float64Output {
+	return o.ApplyT(func(v WatchRatesItem) float64 { return v.AtMost }).(pulumi.Float64Output)
 }
 
 // The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
-func (o WatchStatusRateOutput) Status() pulumi.AnyOutput {
-	return o.ApplyT(func(v WatchStatusRate) interface{} { return v.Status }).(pulumi.AnyOutput)
+func (o WatchRatesItemOutput) Status() pulumi.AnyOutput {
+	return o.ApplyT(func(v WatchRatesItem) interface{} { return v.Status }).(pulumi.AnyOutput)
+}
+
+// The value counted, e.g. `negative`.
+func (o WatchRatesItemOutput) Value() pulumi.AnyOutput {
+	return o.ApplyT(func(v WatchRatesItem) interface{} { return v.Value }).(pulumi.AnyOutput)
+}
+
+type WatchRatesItemArrayOutput struct{ *pulumi.OutputState }
+
+func (WatchRatesItemArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]WatchRatesItem)(nil)).Elem()
+}
+
+func (o WatchRatesItemArrayOutput) ToWatchRatesItemArrayOutput() WatchRatesItemArrayOutput {
+	return o
+}
+
+func (o WatchRatesItemArrayOutput) ToWatchRatesItemArrayOutputWithContext(ctx context.Context) WatchRatesItemArrayOutput {
+	return o
+}
+
+func (o WatchRatesItemArrayOutput) Index(i pulumi.IntInput) WatchRatesItemOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) WatchRatesItem {
+		return vs[0].([]WatchRatesItem)[vs[1].(int)]
+	}).(WatchRatesItemOutput)
 }
 
 type WidgetEnabledModes struct {
@@ -7643,9 +7571,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ConversationSilenceReminderPtrInput)(nil)).Elem(), ConversationSilenceReminderArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*InboundInput)(nil)).Elem(), InboundArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*InboundPtrInput)(nil)).Elem(), InboundArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KnowledgeBaseHeldTextDocumentInput)(nil)).Elem(), KnowledgeBaseHeldTextDocumentArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KnowledgeBaseTextDocumentInput)(nil)).Elem(), KnowledgeBaseTextDocumentArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*KnowledgeBaseUrlDocumentInput)(nil)).Elem(), KnowledgeBaseUrlDocumentArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*KnowledgeBaseDocumentInput)(nil)).Elem(), KnowledgeBaseDocumentArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*KnowledgeBaseDocumentArrayInput)(nil)).Elem(), KnowledgeBaseDocumentArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*LanguageInput)(nil)).Elem(), LanguageArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*LanguagePtrInput)(nil)).Elem(), LanguageArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*MemoryInput)(nil)).Elem(), MemoryArgs{})
@@ -7683,8 +7610,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*VoiceFallbackPtrInput)(nil)).Elem(), VoiceFallbackArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WatchInput)(nil)).Elem(), WatchArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WatchPtrInput)(nil)).Elem(), WatchArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*WatchAnalysisRateInput)(nil)).Elem(), WatchAnalysisRateArgs{})
-	pulumi.RegisterInputType(reflect.TypeOf((*WatchStatusRateInput)(nil)).Elem(), WatchStatusRateArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WatchRatesItemInput)(nil)).Elem(), WatchRatesItemArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*WatchRatesItemArrayInput)(nil)).Elem(), WatchRatesItemArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WidgetEnabledModesInput)(nil)).Elem(), WidgetEnabledModesArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WidgetEnabledModesPtrInput)(nil)).Elem(), WidgetEnabledModesArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*WidgetThemeInput)(nil)).Elem(), WidgetThemeArgs{})
@@ -7736,11 +7663,10 @@ func init() {
 	pulumi.RegisterOutputType(ConversationSilenceReminderPtrOutput{})
 	pulumi.RegisterOutputType(InboundOutput{})
 	pulumi.RegisterOutputType(InboundPtrOutput{})
+	pulumi.RegisterOutputType(KnowledgeBaseDocumentOutput{})
+	pulumi.RegisterOutputType(KnowledgeBaseDocumentArrayOutput{})
 	pulumi.RegisterOutputType(KnowledgeBaseDocumentStatusOutput{})
 	pulumi.RegisterOutputType(KnowledgeBaseDocumentStatusArrayOutput{})
-	pulumi.RegisterOutputType(KnowledgeBaseHeldTextDocumentOutput{})
-	pulumi.RegisterOutputType(KnowledgeBaseTextDocumentOutput{})
-	pulumi.RegisterOutputType(KnowledgeBaseUrlDocumentOutput{})
 	pulumi.RegisterOutputType(LanguageOutput{})
 	pulumi.RegisterOutputType(LanguagePtrOutput{})
 	pulumi.RegisterOutputType(MemoryOutput{})
@@ -7784,8 +7710,8 @@ func init() {
 	pulumi.RegisterOutputType(VoiceFallbackPtrOutput{})
 	pulumi.RegisterOutputType(WatchOutput{})
 	pulumi.RegisterOutputType(WatchPtrOutput{})
-	pulumi.RegisterOutputType(WatchAnalysisRateOutput{})
-	pulumi.RegisterOutputType(WatchStatusRateOutput{})
+	pulumi.RegisterOutputType(WatchRatesItemOutput{})
+	pulumi.RegisterOutputType(WatchRatesItemArrayOutput{})
 	pulumi.RegisterOutputType(WidgetEnabledModesOutput{})
 	pulumi.RegisterOutputType(WidgetEnabledModesPtrOutput{})
 	pulumi.RegisterOutputType(WidgetThemeOutput{})

@@ -41,12 +41,8 @@ __all__ = [
     'ConversationSilenceReminderArgsDict',
     'InboundArgs',
     'InboundArgsDict',
-    'KnowledgeBaseHeldTextDocumentArgs',
-    'KnowledgeBaseHeldTextDocumentArgsDict',
-    'KnowledgeBaseTextDocumentArgs',
-    'KnowledgeBaseTextDocumentArgsDict',
-    'KnowledgeBaseUrlDocumentArgs',
-    'KnowledgeBaseUrlDocumentArgsDict',
+    'KnowledgeBaseDocumentArgs',
+    'KnowledgeBaseDocumentArgsDict',
     'LanguageArgs',
     'LanguageArgsDict',
     'MemoryArgs',
@@ -85,10 +81,8 @@ __all__ = [
     'VoiceFallbackArgsDict',
     'WatchArgs',
     'WatchArgsDict',
-    'WatchAnalysisRateArgs',
-    'WatchAnalysisRateArgsDict',
-    'WatchStatusRateArgs',
-    'WatchStatusRateArgsDict',
+    'WatchRatesItemArgs',
+    'WatchRatesItemArgsDict',
     'WidgetEnabledModesArgs',
     'WidgetEnabledModesArgsDict',
     'WidgetThemeArgs',
@@ -937,92 +931,55 @@ class InboundArgs:
         pulumi.set(self, "fallback_message", value)
 
 
-class KnowledgeBaseHeldTextDocumentArgsDict(TypedDict):
+class KnowledgeBaseDocumentArgsDict(TypedDict):
     """
-    A text document the service already holds, declared by name alone: the service never reads a
-    text back, so a program adopting a knowledge base (`adoptId`; `voice-agent-export` writes these)
-    cannot state it. It counts as unchanged while the service holds a text document of that name.
-    Any change to the knowledge base sends the whole document set, so a change fails, writing
-    nothing, until the document's `text` is given instead.
-    """
-    held_text: pulumi.Input[_builtins.bool]
-    """
-    Always `true`.
-    """
-    name: pulumi.Input[_builtins.str]
-    """
-    The name of a text document the adopted knowledge base holds.
-    """
-
-@pulumi.input_type
-class KnowledgeBaseHeldTextDocumentArgs:
-    def __init__(__self__, *,
-                 held_text: pulumi.Input[_builtins.bool],
-                 name: pulumi.Input[_builtins.str]):
-        """
-        A text document the service already holds, declared by name alone: the service never reads a
-        text back, so a program adopting a knowledge base (`adoptId`; `voice-agent-export` writes these)
-        cannot state it. It counts as unchanged while the service holds a text document of that name.
-        Any change to the knowledge base sends the whole document set, so a change fails, writing
-        nothing, until the document's `text` is given instead.
-
-        :param pulumi.Input[_builtins.bool] held_text: Always `true`.
-        :param pulumi.Input[_builtins.str] name: The name of a text document the adopted knowledge base holds.
-        """
-        pulumi.set(__self__, "held_text", held_text)
-        pulumi.set(__self__, "name", name)
-
-    @_builtins.property
-    @pulumi.getter(name="heldText")
-    def held_text(self) -> pulumi.Input[_builtins.bool]:
-        """
-        Always `true`.
-        """
-        return pulumi.get(self, "held_text")
-
-    @held_text.setter
-    def held_text(self, value: pulumi.Input[_builtins.bool]):
-        pulumi.set(self, "held_text", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> pulumi.Input[_builtins.str]:
-        """
-        The name of a text document the adopted knowledge base holds.
-        """
-        return pulumi.get(self, "name")
-
-    @name.setter
-    def name(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "name", value)
-
-
-class KnowledgeBaseTextDocumentArgsDict(TypedDict):
-    """
-    A document given as text.
+    A document: its `name` and exactly one of `text`, `url` or (in an adopted or imported knowledge
+    base) `heldText`. In the provider plugin's schema (YAML, Go, Python) one object type,
+    `KnowledgeBaseDocument`, with the three optional.
     """
     name: pulumi.Input[_builtins.str]
     """
     Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
     """
-    text: pulumi.Input[_builtins.str]
+    held_text: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Always `true`: the document is a text the knowledge base already holds, declared by name alone
+    (the service never reads a text back).
+    """
+    text: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
     The content (at least one character).
     """
+    url: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    An http or https URL the service fetches. An unreachable URL makes the document `failed`.
+    """
 
 @pulumi.input_type
-class KnowledgeBaseTextDocumentArgs:
+class KnowledgeBaseDocumentArgs:
     def __init__(__self__, *,
                  name: pulumi.Input[_builtins.str],
-                 text: pulumi.Input[_builtins.str]):
+                 held_text: pulumi.Input[Optional[_builtins.bool]] = None,
+                 text: pulumi.Input[Optional[_builtins.str]] = None,
+                 url: pulumi.Input[Optional[_builtins.str]] = None):
         """
-        A document given as text.
+        A document: its `name` and exactly one of `text`, `url` or (in an adopted or imported knowledge
+        base) `heldText`. In the provider plugin's schema (YAML, Go, Python) one object type,
+        `KnowledgeBaseDocument`, with the three optional.
 
         :param pulumi.Input[_builtins.str] name: Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
+        :param pulumi.Input[_builtins.bool] held_text: Always `true`: the document is a text the knowledge base already holds, declared by name alone
+               (the service never reads a text back).
         :param pulumi.Input[_builtins.str] text: The content (at least one character).
+        :param pulumi.Input[_builtins.str] url: An http or https URL the service fetches. An unreachable URL makes the document `failed`.
         """
         pulumi.set(__self__, "name", name)
-        pulumi.set(__self__, "text", text)
+        if held_text is not None:
+            pulumi.set(__self__, "held_text", held_text)
+        if text is not None:
+            pulumi.set(__self__, "text", text)
+        if url is not None:
+            pulumi.set(__self__, "url", url)
 
     @_builtins.property
     @pulumi.getter
@@ -1037,67 +994,40 @@ class KnowledgeBaseTextDocumentArgs:
         pulumi.set(self, "name", value)
 
     @_builtins.property
+    @pulumi.getter(name="heldText")
+    def held_text(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Always `true`: the document is a text the knowledge base already holds, declared by name alone
+        (the service never reads a text back).
+        """
+        return pulumi.get(self, "held_text")
+
+    @held_text.setter
+    def held_text(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "held_text", value)
+
+    @_builtins.property
     @pulumi.getter
-    def text(self) -> pulumi.Input[_builtins.str]:
+    def text(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         The content (at least one character).
         """
         return pulumi.get(self, "text")
 
     @text.setter
-    def text(self, value: pulumi.Input[_builtins.str]):
+    def text(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "text", value)
 
-
-class KnowledgeBaseUrlDocumentArgsDict(TypedDict):
-    """
-    A document fetched from a URL by the service.
-    """
-    name: pulumi.Input[_builtins.str]
-    """
-    Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-    """
-    url: pulumi.Input[_builtins.str]
-    """
-    An http or https URL the service fetches. An unreachable URL makes the document `failed`.
-    """
-
-@pulumi.input_type
-class KnowledgeBaseUrlDocumentArgs:
-    def __init__(__self__, *,
-                 name: pulumi.Input[_builtins.str],
-                 url: pulumi.Input[_builtins.str]):
-        """
-        A document fetched from a URL by the service.
-
-        :param pulumi.Input[_builtins.str] name: Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-        :param pulumi.Input[_builtins.str] url: An http or https URL the service fetches. An unreachable URL makes the document `failed`.
-        """
-        pulumi.set(__self__, "name", name)
-        pulumi.set(__self__, "url", url)
-
     @_builtins.property
     @pulumi.getter
-    def name(self) -> pulumi.Input[_builtins.str]:
-        """
-        Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-        """
-        return pulumi.get(self, "name")
-
-    @name.setter
-    def name(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "name", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def url(self) -> pulumi.Input[_builtins.str]:
+    def url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         An http or https URL the service fetches. An unreachable URL makes the document `failed`.
         """
         return pulumi.get(self, "url")
 
     @url.setter
-    def url(self, value: pulumi.Input[_builtins.str]):
+    def url(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "url", value)
 
 
@@ -2568,7 +2498,7 @@ class WatchArgsDict(TypedDict):
     (docs/deploys.md, "After go-live: the watch") judges the real calls this version answered and
     puts the previous version back live when a bound is exceeded with confidence.
     """
-    rates: pulumi.Input[Sequence[pulumi.Input[Union['WatchAnalysisRateArgsDict', 'WatchStatusRateArgsDict']]]]
+    rates: pulumi.Input[Sequence[pulumi.Input['WatchRatesItemArgsDict']]]
     """
     The bounds; at least one.
     """
@@ -2596,7 +2526,7 @@ class WatchArgsDict(TypedDict):
 @pulumi.input_type
 class WatchArgs:
     def __init__(__self__, *,
-                 rates: pulumi.Input[Sequence[pulumi.Input[Union['WatchAnalysisRateArgs', 'WatchStatusRateArgs']]]],
+                 rates: pulumi.Input[Sequence[pulumi.Input['WatchRatesItemArgs']]],
                  confidence: pulumi.Input[Optional[_builtins.float]] = None,
                  min_calls: pulumi.Input[Optional[_builtins.float]] = None,
                  origins: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
@@ -2606,7 +2536,7 @@ class WatchArgs:
         (docs/deploys.md, "After go-live: the watch") judges the real calls this version answered and
         puts the previous version back live when a bound is exceeded with confidence.
 
-        :param pulumi.Input[Sequence[pulumi.Input[Union['WatchAnalysisRateArgs', 'WatchStatusRateArgs']]]] rates: The bounds; at least one.
+        :param pulumi.Input[Sequence[pulumi.Input['WatchRatesItemArgs']]] rates: The bounds; at least one.
         :param pulumi.Input[_builtins.float] confidence: Confidence a verdict needs, between 0.5 and 1, held over every pass of the watch (a confidence
                sequence): a version whose true share is at its bound is rolled back with a chance of at most
                1 - confidence, however long it is watched. Default 0.95.
@@ -2628,14 +2558,14 @@ class WatchArgs:
 
     @_builtins.property
     @pulumi.getter
-    def rates(self) -> pulumi.Input[Sequence[pulumi.Input[Union['WatchAnalysisRateArgs', 'WatchStatusRateArgs']]]]:
+    def rates(self) -> pulumi.Input[Sequence[pulumi.Input['WatchRatesItemArgs']]]:
         """
         The bounds; at least one.
         """
         return pulumi.get(self, "rates")
 
     @rates.setter
-    def rates(self, value: pulumi.Input[Sequence[pulumi.Input[Union['WatchAnalysisRateArgs', 'WatchStatusRateArgs']]]]):
+    def rates(self, value: pulumi.Input[Sequence[pulumi.Input['WatchRatesItemArgs']]]):
         pulumi.set(self, "rates", value)
 
     @_builtins.property
@@ -2691,51 +2621,53 @@ class WatchArgs:
         pulumi.set(self, "window_minutes", value)
 
 
-class WatchAnalysisRateArgsDict(TypedDict):
+class WatchRatesItemArgsDict(TypedDict):
     """
-    A bound on the share of watched calls whose analysis holds a value (promotion's form).
-    """
-    analysis: pulumi.Input[_builtins.str]
-    """
-    `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
+    One of:
+    - A bound on the share of watched calls whose analysis holds a value (promotion's form).
+    - A bound on the share of watched calls that finished with one of some statuses.
     """
     at_most: pulumi.Input[_builtins.float]
     """
     The largest share of measured calls allowed to hold it, 0 to 1 (`0.2` is 20%).
     """
-    value: pulumi.Input[Union[_builtins.str, _builtins.float, _builtins.bool]]
+    analysis: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
+    """
+    status: NotRequired[pulumi.Input[Optional[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]]]
+    """
+    The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
+    """
+    value: NotRequired[pulumi.Input[Optional[Union[_builtins.str, _builtins.float, _builtins.bool]]]]
     """
     The value counted, e.g. `negative`.
     """
 
 @pulumi.input_type
-class WatchAnalysisRateArgs:
+class WatchRatesItemArgs:
     def __init__(__self__, *,
-                 analysis: pulumi.Input[_builtins.str],
                  at_most: pulumi.Input[_builtins.float],
-                 value: pulumi.Input[Union[_builtins.str, _builtins.float, _builtins.bool]]):
+                 analysis: pulumi.Input[Optional[_builtins.str]] = None,
+                 status: pulumi.Input[Optional[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]] = None,
+                 value: pulumi.Input[Optional[Union[_builtins.str, _builtins.float, _builtins.bool]]] = None):
         """
-        A bound on the share of watched calls whose analysis holds a value (promotion's form).
+        One of:
+        - A bound on the share of watched calls whose analysis holds a value (promotion's form).
+        - A bound on the share of watched calls that finished with one of some statuses.
 
-        :param pulumi.Input[_builtins.str] analysis: `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
         :param pulumi.Input[_builtins.float] at_most: The largest share of measured calls allowed to hold it, 0 to 1 (`0.2` is 20%).
+        :param pulumi.Input[_builtins.str] analysis: `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
+        :param pulumi.Input[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]] status: The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
         :param pulumi.Input[Union[_builtins.str, _builtins.float, _builtins.bool]] value: The value counted, e.g. `negative`.
         """
-        pulumi.set(__self__, "analysis", analysis)
         pulumi.set(__self__, "at_most", at_most)
-        pulumi.set(__self__, "value", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def analysis(self) -> pulumi.Input[_builtins.str]:
-        """
-        `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
-        """
-        return pulumi.get(self, "analysis")
-
-    @analysis.setter
-    def analysis(self, value: pulumi.Input[_builtins.str]):
-        pulumi.set(self, "analysis", value)
+        if analysis is not None:
+            pulumi.set(__self__, "analysis", analysis)
+        if status is not None:
+            pulumi.set(__self__, "status", status)
+        if value is not None:
+            pulumi.set(__self__, "value", value)
 
     @_builtins.property
     @pulumi.getter(name="atMost")
@@ -2751,67 +2683,39 @@ class WatchAnalysisRateArgs:
 
     @_builtins.property
     @pulumi.getter
-    def value(self) -> pulumi.Input[Union[_builtins.str, _builtins.float, _builtins.bool]]:
+    def analysis(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The value counted, e.g. `negative`.
+        `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
         """
-        return pulumi.get(self, "value")
+        return pulumi.get(self, "analysis")
 
-    @value.setter
-    def value(self, value: pulumi.Input[Union[_builtins.str, _builtins.float, _builtins.bool]]):
-        pulumi.set(self, "value", value)
-
-
-class WatchStatusRateArgsDict(TypedDict):
-    """
-    A bound on the share of watched calls that finished with one of some statuses.
-    """
-    at_most: pulumi.Input[_builtins.float]
-    """
-    The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%).
-    """
-    status: pulumi.Input[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]
-    """
-    The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
-    """
-
-@pulumi.input_type
-class WatchStatusRateArgs:
-    def __init__(__self__, *,
-                 at_most: pulumi.Input[_builtins.float],
-                 status: pulumi.Input[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]):
-        """
-        A bound on the share of watched calls that finished with one of some statuses.
-
-        :param pulumi.Input[_builtins.float] at_most: The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%).
-        :param pulumi.Input[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]] status: The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
-        """
-        pulumi.set(__self__, "at_most", at_most)
-        pulumi.set(__self__, "status", status)
-
-    @_builtins.property
-    @pulumi.getter(name="atMost")
-    def at_most(self) -> pulumi.Input[_builtins.float]:
-        """
-        The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%).
-        """
-        return pulumi.get(self, "at_most")
-
-    @at_most.setter
-    def at_most(self, value: pulumi.Input[_builtins.float]):
-        pulumi.set(self, "at_most", value)
+    @analysis.setter
+    def analysis(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "analysis", value)
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> pulumi.Input[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]:
+    def status(self) -> pulumi.Input[Optional[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]]:
         """
         The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
         """
         return pulumi.get(self, "status")
 
     @status.setter
-    def status(self, value: pulumi.Input[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]):
+    def status(self, value: pulumi.Input[Optional[Union[_builtins.str, Sequence[pulumi.Input[_builtins.str]]]]]):
         pulumi.set(self, "status", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> pulumi.Input[Optional[Union[_builtins.str, _builtins.float, _builtins.bool]]]:
+        """
+        The value counted, e.g. `negative`.
+        """
+        return pulumi.get(self, "value")
+
+    @value.setter
+    def value(self, value: pulumi.Input[Optional[Union[_builtins.str, _builtins.float, _builtins.bool]]]):
+        pulumi.set(self, "value", value)
 
 
 class WidgetEnabledModesArgsDict(TypedDict):

@@ -42,8 +42,10 @@ class AgentArgs:
         The set of arguments for constructing a Agent resource.
 
         :param pulumi.Input[_builtins.str] name: Display name, 1 to 255 characters; never spoken to a caller.
-        :param pulumi.Input[_builtins.str] adopt_id: Id of an existing agent to take over instead of creating one (dynamic providers cannot be
-               `pulumi import`ed). Its working draft is overwritten with this configuration on create.
+        :param pulumi.Input[_builtins.str] adopt_id: Id of an existing agent to take over instead of creating one, from a TypeScript program (its
+               resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin, from YAML,
+               Go or Python, `pulumi import voice-agent:index:Agent NAME ID` does). Its working draft is
+               overwritten with this configuration on create.
                Changing it later has no effect.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] analysis_group_ids: Custom-analysis groups run after each call (the whole set; new agents have the Default Analysis group).
         :param pulumi.Input['BuiltinToolsArgs'] builtin_tools: Platform tools.
@@ -111,8 +113,10 @@ class AgentArgs:
     @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Id of an existing agent to take over instead of creating one (dynamic providers cannot be
-        `pulumi import`ed). Its working draft is overwritten with this configuration on create.
+        Id of an existing agent to take over instead of creating one, from a TypeScript program (its
+        resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin, from YAML,
+        Go or Python, `pulumi import voice-agent:index:Agent NAME ID` does). Its working draft is
+        overwritten with this configuration on create.
         Changing it later has no effect.
         """
         return pulumi.get(self, "adopt_id")
@@ -332,8 +336,10 @@ class Agent(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] adopt_id: Id of an existing agent to take over instead of creating one (dynamic providers cannot be
-               `pulumi import`ed). Its working draft is overwritten with this configuration on create.
+        :param pulumi.Input[_builtins.str] adopt_id: Id of an existing agent to take over instead of creating one, from a TypeScript program (its
+               resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin, from YAML,
+               Go or Python, `pulumi import voice-agent:index:Agent NAME ID` does). Its working draft is
+               overwritten with this configuration on create.
                Changing it later has no effect.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] analysis_group_ids: Custom-analysis groups run after each call (the whole set; new agents have the Default Analysis group).
         :param pulumi.Input[Union['BuiltinToolsArgs', 'BuiltinToolsArgsDict']] builtin_tools: Platform tools.
@@ -489,8 +495,10 @@ class Agent(pulumi.CustomResource):
     @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Id of an existing agent to take over instead of creating one (dynamic providers cannot be
-        `pulumi import`ed). Its working draft is overwritten with this configuration on create.
+        Id of an existing agent to take over instead of creating one, from a TypeScript program (its
+        resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin, from YAML,
+        Go or Python, `pulumi import voice-agent:index:Agent NAME ID` does). Its working draft is
+        overwritten with this configuration on create.
         Changing it later has no effect.
         """
         return pulumi.get(self, "adopt_id")

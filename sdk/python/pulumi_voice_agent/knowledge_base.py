@@ -24,17 +24,19 @@ class KnowledgeBaseArgs:
                  name: pulumi.Input[_builtins.str],
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
-                 documents: pulumi.Input[Optional[Sequence[pulumi.Input[Union['KnowledgeBaseTextDocumentArgs', 'KnowledgeBaseUrlDocumentArgs', 'KnowledgeBaseHeldTextDocumentArgs']]]]] = None,
+                 documents: pulumi.Input[Optional[Sequence[pulumi.Input['KnowledgeBaseDocumentArgs']]]] = None,
                  ready_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None):
         """
         The set of arguments for constructing a KnowledgeBase resource.
 
         :param pulumi.Input[_builtins.str] name: Display name, 1 to 255 characters.
-        :param pulumi.Input[_builtins.str] adopt_id: Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
-               be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
-               documents (`documents` defaults to none). Changing it later has no effect.
+        :param pulumi.Input[_builtins.str] adopt_id: Id of an existing knowledge base to take over instead of creating one, from a TypeScript
+               program (its resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin,
+               from YAML, Go or Python, `pulumi import voice-agent:index:KnowledgeBase NAME ID` does). Create
+               writes the declaration onto it only where it differs: declare its documents (`documents`
+               defaults to none). Changing it later has no effect.
         :param pulumi.Input[_builtins.str] description: Free text. Default: unset (not managed); `null` clears it.
-        :param pulumi.Input[Sequence[pulumi.Input[Union['KnowledgeBaseTextDocumentArgs', 'KnowledgeBaseUrlDocumentArgs', 'KnowledgeBaseHeldTextDocumentArgs']]]] documents: The whole document set, in any order. Default: no documents.
+        :param pulumi.Input[Sequence[pulumi.Input['KnowledgeBaseDocumentArgs']]] documents: The whole document set, in any order. Default: no documents.
         :param pulumi.Input[_builtins.float] ready_timeout_seconds: How long create and update wait for every document to be `ready`. Default 300 seconds.
                Changing it alone changes nothing in the service.
         """
@@ -64,9 +66,11 @@ class KnowledgeBaseArgs:
     @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
-        be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
-        documents (`documents` defaults to none). Changing it later has no effect.
+        Id of an existing knowledge base to take over instead of creating one, from a TypeScript
+        program (its resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin,
+        from YAML, Go or Python, `pulumi import voice-agent:index:KnowledgeBase NAME ID` does). Create
+        writes the declaration onto it only where it differs: declare its documents (`documents`
+        defaults to none). Changing it later has no effect.
         """
         return pulumi.get(self, "adopt_id")
 
@@ -88,14 +92,14 @@ class KnowledgeBaseArgs:
 
     @_builtins.property
     @pulumi.getter
-    def documents(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[Union['KnowledgeBaseTextDocumentArgs', 'KnowledgeBaseUrlDocumentArgs', 'KnowledgeBaseHeldTextDocumentArgs']]]]]:
+    def documents(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['KnowledgeBaseDocumentArgs']]]]:
         """
         The whole document set, in any order. Default: no documents.
         """
         return pulumi.get(self, "documents")
 
     @documents.setter
-    def documents(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[Union['KnowledgeBaseTextDocumentArgs', 'KnowledgeBaseUrlDocumentArgs', 'KnowledgeBaseHeldTextDocumentArgs']]]]]):
+    def documents(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['KnowledgeBaseDocumentArgs']]]]):
         pulumi.set(self, "documents", value)
 
     @_builtins.property
@@ -120,7 +124,7 @@ class KnowledgeBase(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
-                 documents: pulumi.Input[Optional[Sequence[pulumi.Input[Union[Union['KnowledgeBaseTextDocumentArgs', 'KnowledgeBaseTextDocumentArgsDict'], Union['KnowledgeBaseUrlDocumentArgs', 'KnowledgeBaseUrlDocumentArgsDict'], Union['KnowledgeBaseHeldTextDocumentArgs', 'KnowledgeBaseHeldTextDocumentArgsDict']]]]]] = None,
+                 documents: pulumi.Input[Optional[Sequence[pulumi.Input[Union['KnowledgeBaseDocumentArgs', 'KnowledgeBaseDocumentArgsDict']]]]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  ready_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  __props__=None):
@@ -129,11 +133,13 @@ class KnowledgeBase(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] adopt_id: Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
-               be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
-               documents (`documents` defaults to none). Changing it later has no effect.
+        :param pulumi.Input[_builtins.str] adopt_id: Id of an existing knowledge base to take over instead of creating one, from a TypeScript
+               program (its resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin,
+               from YAML, Go or Python, `pulumi import voice-agent:index:KnowledgeBase NAME ID` does). Create
+               writes the declaration onto it only where it differs: declare its documents (`documents`
+               defaults to none). Changing it later has no effect.
         :param pulumi.Input[_builtins.str] description: Free text. Default: unset (not managed); `null` clears it.
-        :param pulumi.Input[Sequence[pulumi.Input[Union[Union['KnowledgeBaseTextDocumentArgs', 'KnowledgeBaseTextDocumentArgsDict'], Union['KnowledgeBaseUrlDocumentArgs', 'KnowledgeBaseUrlDocumentArgsDict'], Union['KnowledgeBaseHeldTextDocumentArgs', 'KnowledgeBaseHeldTextDocumentArgsDict']]]]] documents: The whole document set, in any order. Default: no documents.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['KnowledgeBaseDocumentArgs', 'KnowledgeBaseDocumentArgsDict']]]] documents: The whole document set, in any order. Default: no documents.
         :param pulumi.Input[_builtins.str] name: Display name, 1 to 255 characters.
         :param pulumi.Input[_builtins.float] ready_timeout_seconds: How long create and update wait for every document to be `ready`. Default 300 seconds.
                Changing it alone changes nothing in the service.
@@ -164,7 +170,7 @@ class KnowledgeBase(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
-                 documents: pulumi.Input[Optional[Sequence[pulumi.Input[Union[Union['KnowledgeBaseTextDocumentArgs', 'KnowledgeBaseTextDocumentArgsDict'], Union['KnowledgeBaseUrlDocumentArgs', 'KnowledgeBaseUrlDocumentArgsDict'], Union['KnowledgeBaseHeldTextDocumentArgs', 'KnowledgeBaseHeldTextDocumentArgsDict']]]]]] = None,
+                 documents: pulumi.Input[Optional[Sequence[pulumi.Input[Union['KnowledgeBaseDocumentArgs', 'KnowledgeBaseDocumentArgsDict']]]]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  ready_timeout_seconds: pulumi.Input[Optional[_builtins.float]] = None,
                  __props__=None):
@@ -222,9 +228,11 @@ class KnowledgeBase(pulumi.CustomResource):
     @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
-        be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
-        documents (`documents` defaults to none). Changing it later has no effect.
+        Id of an existing knowledge base to take over instead of creating one, from a TypeScript
+        program (its resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin,
+        from YAML, Go or Python, `pulumi import voice-agent:index:KnowledgeBase NAME ID` does). Create
+        writes the declaration onto it only where it differs: declare its documents (`documents`
+        defaults to none). Changing it later has no effect.
         """
         return pulumi.get(self, "adopt_id")
 
@@ -246,7 +254,7 @@ class KnowledgeBase(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def documents(self) -> pulumi.Output[Optional[Sequence[Any]]]:
+    def documents(self) -> pulumi.Output[Optional[Sequence['outputs.KnowledgeBaseDocument']]]:
         """
         The whole document set, in any order. Default: no documents.
         """

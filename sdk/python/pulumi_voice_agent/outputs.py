@@ -40,10 +40,8 @@ __all__ = [
     'ConversationNoiseHandling',
     'ConversationSilenceReminder',
     'Inbound',
+    'KnowledgeBaseDocument',
     'KnowledgeBaseDocumentStatus',
-    'KnowledgeBaseHeldTextDocument',
-    'KnowledgeBaseTextDocument',
-    'KnowledgeBaseUrlDocument',
     'Language',
     'Memory',
     'MemoryFieldsItem',
@@ -66,8 +64,7 @@ __all__ = [
     'Voice',
     'VoiceFallback',
     'Watch',
-    'WatchAnalysisRate',
-    'WatchStatusRate',
+    'WatchRatesItem',
     'WidgetEnabledModes',
     'WidgetTheme',
 ]
@@ -1349,6 +1346,88 @@ class Inbound(dict):
 
 
 @pulumi.output_type
+class KnowledgeBaseDocument(dict):
+    """
+    A document: its `name` and exactly one of `text`, `url` or (in an adopted or imported knowledge
+    base) `heldText`. In the provider plugin's schema (YAML, Go, Python) one object type,
+    `KnowledgeBaseDocument`, with the three optional.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "heldText":
+            suggest = "held_text"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in KnowledgeBaseDocument. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        KnowledgeBaseDocument.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        KnowledgeBaseDocument.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 held_text: Optional[_builtins.bool] = None,
+                 text: Optional[_builtins.str] = None,
+                 url: Optional[_builtins.str] = None):
+        """
+        A document: its `name` and exactly one of `text`, `url` or (in an adopted or imported knowledge
+        base) `heldText`. In the provider plugin's schema (YAML, Go, Python) one object type,
+        `KnowledgeBaseDocument`, with the three optional.
+
+        :param _builtins.str name: Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
+        :param _builtins.bool held_text: Always `true`: the document is a text the knowledge base already holds, declared by name alone
+               (the service never reads a text back).
+        :param _builtins.str text: The content (at least one character).
+        :param _builtins.str url: An http or https URL the service fetches. An unreachable URL makes the document `failed`.
+        """
+        pulumi.set(__self__, "name", name)
+        if held_text is not None:
+            pulumi.set(__self__, "held_text", held_text)
+        if text is not None:
+            pulumi.set(__self__, "text", text)
+        if url is not None:
+            pulumi.set(__self__, "url", url)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter(name="heldText")
+    def held_text(self) -> Optional[_builtins.bool]:
+        """
+        Always `true`: the document is a text the knowledge base already holds, declared by name alone
+        (the service never reads a text back).
+        """
+        return pulumi.get(self, "held_text")
+
+    @_builtins.property
+    @pulumi.getter
+    def text(self) -> Optional[_builtins.str]:
+        """
+        The content (at least one character).
+        """
+        return pulumi.get(self, "text")
+
+    @_builtins.property
+    @pulumi.getter
+    def url(self) -> Optional[_builtins.str]:
+        """
+        An http or https URL the service fetches. An unreachable URL makes the document `failed`.
+        """
+        return pulumi.get(self, "url")
+
+
+@pulumi.output_type
 class KnowledgeBaseDocumentStatus(dict):
     """
     One document as last read: its id and processing status.
@@ -1401,133 +1480,6 @@ class KnowledgeBaseDocumentStatus(dict):
         `processing`, `ready` or `failed` (another value the service may add is kept as read).
         """
         return pulumi.get(self, "status")
-
-
-@pulumi.output_type
-class KnowledgeBaseHeldTextDocument(dict):
-    """
-    A text document the service already holds, declared by name alone: the service never reads a
-    text back, so a program adopting a knowledge base (`adoptId`; `voice-agent-export` writes these)
-    cannot state it. It counts as unchanged while the service holds a text document of that name.
-    Any change to the knowledge base sends the whole document set, so a change fails, writing
-    nothing, until the document's `text` is given instead.
-    """
-    @staticmethod
-    def __key_warning(key: str):
-        suggest = None
-        if key == "heldText":
-            suggest = "held_text"
-
-        if suggest:
-            pulumi.log.warn(f"Key '{key}' not found in KnowledgeBaseHeldTextDocument. Access the value via the '{suggest}' property getter instead.")
-
-    def __getitem__(self, key: str) -> Any:
-        KnowledgeBaseHeldTextDocument.__key_warning(key)
-        return super().__getitem__(key)
-
-    def get(self, key: str, default = None) -> Any:
-        KnowledgeBaseHeldTextDocument.__key_warning(key)
-        return super().get(key, default)
-
-    def __init__(__self__, *,
-                 held_text: _builtins.bool,
-                 name: _builtins.str):
-        """
-        A text document the service already holds, declared by name alone: the service never reads a
-        text back, so a program adopting a knowledge base (`adoptId`; `voice-agent-export` writes these)
-        cannot state it. It counts as unchanged while the service holds a text document of that name.
-        Any change to the knowledge base sends the whole document set, so a change fails, writing
-        nothing, until the document's `text` is given instead.
-
-        :param _builtins.bool held_text: Always `true`.
-        :param _builtins.str name: The name of a text document the adopted knowledge base holds.
-        """
-        pulumi.set(__self__, "held_text", held_text)
-        pulumi.set(__self__, "name", name)
-
-    @_builtins.property
-    @pulumi.getter(name="heldText")
-    def held_text(self) -> _builtins.bool:
-        """
-        Always `true`.
-        """
-        return pulumi.get(self, "held_text")
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> _builtins.str:
-        """
-        The name of a text document the adopted knowledge base holds.
-        """
-        return pulumi.get(self, "name")
-
-
-@pulumi.output_type
-class KnowledgeBaseTextDocument(dict):
-    """
-    A document given as text.
-    """
-    def __init__(__self__, *,
-                 name: _builtins.str,
-                 text: _builtins.str):
-        """
-        A document given as text.
-
-        :param _builtins.str name: Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-        :param _builtins.str text: The content (at least one character).
-        """
-        pulumi.set(__self__, "name", name)
-        pulumi.set(__self__, "text", text)
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> _builtins.str:
-        """
-        Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-        """
-        return pulumi.get(self, "name")
-
-    @_builtins.property
-    @pulumi.getter
-    def text(self) -> _builtins.str:
-        """
-        The content (at least one character).
-        """
-        return pulumi.get(self, "text")
-
-
-@pulumi.output_type
-class KnowledgeBaseUrlDocument(dict):
-    """
-    A document fetched from a URL by the service.
-    """
-    def __init__(__self__, *,
-                 name: _builtins.str,
-                 url: _builtins.str):
-        """
-        A document fetched from a URL by the service.
-
-        :param _builtins.str name: Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-        :param _builtins.str url: An http or https URL the service fetches. An unreachable URL makes the document `failed`.
-        """
-        pulumi.set(__self__, "name", name)
-        pulumi.set(__self__, "url", url)
-
-    @_builtins.property
-    @pulumi.getter
-    def name(self) -> _builtins.str:
-        """
-        Unique within the knowledge base, 1 to 255 characters; documents are matched by name.
-        """
-        return pulumi.get(self, "name")
-
-    @_builtins.property
-    @pulumi.getter
-    def url(self) -> _builtins.str:
-        """
-        An http or https URL the service fetches. An unreachable URL makes the document `failed`.
-        """
-        return pulumi.get(self, "url")
 
 
 @pulumi.output_type
@@ -2938,7 +2890,7 @@ class Watch(dict):
         return super().get(key, default)
 
     def __init__(__self__, *,
-                 rates: Sequence[Any],
+                 rates: Sequence['outputs.WatchRatesItem'],
                  confidence: Optional[_builtins.float] = None,
                  min_calls: Optional[_builtins.float] = None,
                  origins: Optional[Sequence[_builtins.str]] = None,
@@ -2948,7 +2900,7 @@ class Watch(dict):
         (docs/deploys.md, "After go-live: the watch") judges the real calls this version answered and
         puts the previous version back live when a bound is exceeded with confidence.
 
-        :param Sequence[Union['WatchAnalysisRate', 'WatchStatusRate']] rates: The bounds; at least one.
+        :param Sequence['WatchRatesItem'] rates: The bounds; at least one.
         :param _builtins.float confidence: Confidence a verdict needs, between 0.5 and 1, held over every pass of the watch (a confidence
                sequence): a version whose true share is at its bound is rolled back with a chance of at most
                1 - confidence, however long it is watched. Default 0.95.
@@ -2970,7 +2922,7 @@ class Watch(dict):
 
     @_builtins.property
     @pulumi.getter
-    def rates(self) -> Sequence[Any]:
+    def rates(self) -> Sequence['outputs.WatchRatesItem']:
         """
         The bounds; at least one.
         """
@@ -3014,9 +2966,11 @@ class Watch(dict):
 
 
 @pulumi.output_type
-class WatchAnalysisRate(dict):
+class WatchRatesItem(dict):
     """
-    A bound on the share of watched calls whose analysis holds a value (promotion's form).
+    One of:
+    - A bound on the share of watched calls whose analysis holds a value (promotion's form).
+    - A bound on the share of watched calls that finished with one of some statuses.
     """
     @staticmethod
     def __key_warning(key: str):
@@ -3025,38 +2979,38 @@ class WatchAnalysisRate(dict):
             suggest = "at_most"
 
         if suggest:
-            pulumi.log.warn(f"Key '{key}' not found in WatchAnalysisRate. Access the value via the '{suggest}' property getter instead.")
+            pulumi.log.warn(f"Key '{key}' not found in WatchRatesItem. Access the value via the '{suggest}' property getter instead.")
 
     def __getitem__(self, key: str) -> Any:
-        WatchAnalysisRate.__key_warning(key)
+        WatchRatesItem.__key_warning(key)
         return super().__getitem__(key)
 
     def get(self, key: str, default = None) -> Any:
-        WatchAnalysisRate.__key_warning(key)
+        WatchRatesItem.__key_warning(key)
         return super().get(key, default)
 
     def __init__(__self__, *,
-                 analysis: _builtins.str,
                  at_most: _builtins.float,
-                 value: Any):
+                 analysis: Optional[_builtins.str] = None,
+                 status: Optional[Any] = None,
+                 value: Optional[Any] = None):
         """
-        A bound on the share of watched calls whose analysis holds a value (promotion's form).
+        One of:
+        - A bound on the share of watched calls whose analysis holds a value (promotion's form).
+        - A bound on the share of watched calls that finished with one of some statuses.
 
-        :param _builtins.str analysis: `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
         :param _builtins.float at_most: The largest share of measured calls allowed to hold it, 0 to 1 (`0.2` is 20%).
+        :param _builtins.str analysis: `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
+        :param Union[_builtins.str, Sequence[_builtins.str]] status: The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
         :param Union[_builtins.str, _builtins.float, _builtins.bool] value: The value counted, e.g. `negative`.
         """
-        pulumi.set(__self__, "analysis", analysis)
         pulumi.set(__self__, "at_most", at_most)
-        pulumi.set(__self__, "value", value)
-
-    @_builtins.property
-    @pulumi.getter
-    def analysis(self) -> _builtins.str:
-        """
-        `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
-        """
-        return pulumi.get(self, "analysis")
+        if analysis is not None:
+            pulumi.set(__self__, "analysis", analysis)
+        if status is not None:
+            pulumi.set(__self__, "status", status)
+        if value is not None:
+            pulumi.set(__self__, "value", value)
 
     @_builtins.property
     @pulumi.getter(name="atMost")
@@ -3068,62 +3022,27 @@ class WatchAnalysisRate(dict):
 
     @_builtins.property
     @pulumi.getter
-    def value(self) -> Any:
+    def analysis(self) -> Optional[_builtins.str]:
         """
-        The value counted, e.g. `negative`.
+        `<group>/<analysis>` as calls key their `custom_analysis`, e.g. `Default Analysis/User Sentiment`.
         """
-        return pulumi.get(self, "value")
-
-
-@pulumi.output_type
-class WatchStatusRate(dict):
-    """
-    A bound on the share of watched calls that finished with one of some statuses.
-    """
-    @staticmethod
-    def __key_warning(key: str):
-        suggest = None
-        if key == "atMost":
-            suggest = "at_most"
-
-        if suggest:
-            pulumi.log.warn(f"Key '{key}' not found in WatchStatusRate. Access the value via the '{suggest}' property getter instead.")
-
-    def __getitem__(self, key: str) -> Any:
-        WatchStatusRate.__key_warning(key)
-        return super().__getitem__(key)
-
-    def get(self, key: str, default = None) -> Any:
-        WatchStatusRate.__key_warning(key)
-        return super().get(key, default)
-
-    def __init__(__self__, *,
-                 at_most: _builtins.float,
-                 status: Any):
-        """
-        A bound on the share of watched calls that finished with one of some statuses.
-
-        :param _builtins.float at_most: The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%).
-        :param Union[_builtins.str, Sequence[_builtins.str]] status: The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
-        """
-        pulumi.set(__self__, "at_most", at_most)
-        pulumi.set(__self__, "status", status)
-
-    @_builtins.property
-    @pulumi.getter(name="atMost")
-    def at_most(self) -> _builtins.float:
-        """
-        The largest share of finished calls allowed to end so, 0 to 1 (`0.05` is 5%).
-        """
-        return pulumi.get(self, "at_most")
+        return pulumi.get(self, "analysis")
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> Any:
+    def status(self) -> Optional[Any]:
         """
         The final status counted, or a list of them (e.g. `["failed", "no_answer"]`).
         """
         return pulumi.get(self, "status")
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> Optional[Any]:
+        """
+        The value counted, e.g. `negative`.
+        """
+        return pulumi.get(self, "value")
 
 
 @pulumi.output_type

@@ -221,8 +221,10 @@ export interface AgentArgs {
     inboundWhatsapp?: pulumi.Input<string | null>;
   }>;
   /**
-   * Id of an existing agent to take over instead of creating one (dynamic providers cannot be
-   * `pulumi import`ed). Its working draft is overwritten with this configuration on create.
+   * Id of an existing agent to take over instead of creating one, from a TypeScript program (its
+   * resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin, from YAML,
+   * Go or Python, `pulumi import voice-agent:index:Agent NAME ID` does). Its working draft is
+   * overwritten with this configuration on create.
    * Changing it later has no effect.
    */
   adoptId?: pulumi.Input<string>;

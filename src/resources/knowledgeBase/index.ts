@@ -47,18 +47,25 @@ export interface KnowledgeBaseUrlDocumentArgs {
 /**
  * A text document the service already holds, declared by name alone: the service never reads a
  * text back, so a program adopting a knowledge base (`adoptId`; `voice-agent-export` writes these)
- * cannot state it. It counts as unchanged while the service holds a text document of that name.
+ * or importing one (`pulumi import`, with the provider plugin) cannot state it. It counts as unchanged while the service holds a text document of that name.
  * Any change to the knowledge base sends the whole document set, so a change fails, writing
  * nothing, until the document's `text` is given instead.
  */
 export interface KnowledgeBaseHeldTextDocumentArgs {
-  /** The name of a text document the adopted knowledge base holds. */
+  /** The name of a text document the adopted (or imported) knowledge base holds. */
   name: pulumi.Input<string>;
-  /** Always `true`. */
+  /**
+   * Always `true`: the document is a text the knowledge base already holds, declared by name alone
+   * (the service never reads a text back).
+   */
   heldText: pulumi.Input<true>;
 }
 
-/** A document: exactly one of `text`, `url` or (in an adopted knowledge base) `heldText`. */
+/**
+ * A document: its `name` and exactly one of `text`, `url` or (in an adopted or imported knowledge
+ * base) `heldText`. In the provider plugin's schema (YAML, Go, Python) one object type,
+ * `KnowledgeBaseDocument`, with the three optional.
+ */
 export type KnowledgeBaseDocumentArgs =
   | KnowledgeBaseTextDocumentArgs
   | KnowledgeBaseUrlDocumentArgs
@@ -78,9 +85,11 @@ export interface KnowledgeBaseArgs {
    */
   readyTimeoutSeconds?: pulumi.Input<number>;
   /**
-   * Id of an existing knowledge base to take over instead of creating one (dynamic resources cannot
-   * be `pulumi import`ed). Create writes the declaration onto it only where it differs: declare its
-   * documents (`documents` defaults to none). Changing it later has no effect.
+   * Id of an existing knowledge base to take over instead of creating one, from a TypeScript
+   * program (its resources are dynamic: `pulumi import` cannot adopt them; with the provider plugin,
+   * from YAML, Go or Python, `pulumi import voice-agent:index:KnowledgeBase NAME ID` does). Create
+   * writes the declaration onto it only where it differs: declare its documents (`documents`
+   * defaults to none). Changing it later has no effect.
    */
   adoptId?: pulumi.Input<string>;
 }

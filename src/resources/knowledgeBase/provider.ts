@@ -103,11 +103,23 @@ function statuses(kb: KnowledgeBaseRecord): KnowledgeBaseDocumentStatus[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * A document as read, in the program's spelling: a text document whose text the program does not
+ * give is declared by name alone (`heldText`), never by the stand-in for its text (a refresh's
+ * inputs, and the code `pulumi import` writes, would otherwise send that stand-in as its text).
+ */
+const asDeclared = (d: Json): Json =>
+  isPlainObject(d) && d.text === UNREAD_TEXT && d.url === undefined
+    ? { name: d.name ?? null, heldText: true }
+    : d;
+
 function outputs(props: Props, kb: KnowledgeBaseRecord): Props {
   const declared = declaredConfig(props);
+  const observed = observe(KB_FIELDS, serviceConfig(kb, declared), declared);
+  if (Array.isArray(observed.documents)) observed.documents = observed.documents.map(asDeclared);
   return {
     ...props,
-    ...observe(KB_FIELDS, serviceConfig(kb, declared), declared),
+    ...observed,
     knowledgeBaseId: kb.id,
     kbType: kb.kb_type,
     documentStatuses: statuses(kb),
@@ -229,7 +241,7 @@ function withStandIns(d: unknown, i: number): unknown {
 
 export const knowledgeBaseProvider: HandlerFactory = (ctx) =>
   forgettingNames({
-    async check(_olds, news) {
+    async check(olds, news) {
       const failures = unknownInputs(KB_FIELDS, news, OWN_INPUTS, "KnowledgeBase");
       const written = { name: news.name, description: news.description, documents: news.documents };
       const unknowns = unknownPaths(written);
@@ -259,12 +271,13 @@ export const knowledgeBaseProvider: HandlerFactory = (ctx) =>
               property,
               reason: `${property}: a document is declared by its text, its url, or by name alone with heldText: one of the three`,
             });
-          } else if (news.adoptId === undefined) {
+          } else if (news.adoptId === undefined && olds.name === undefined) {
+            // A knowledge base the stack holds (`pulumi import`, or one created earlier) may hold it.
             failures.push({
               property,
               reason:
-                `${property}: only an adopted knowledge base (adoptId) holds a text already; ` +
-                "give the document's text instead",
+                `${property}: only a knowledge base that exists (adopted with adoptId, or imported) holds a ` +
+                "text already; give the document's text instead",
             });
           }
         });
