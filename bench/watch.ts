@@ -16,6 +16,10 @@
  * API (a pass's cost does not depend on how they were deployed).
  *
  *   npx ts-node --transpile-only bench/watch.ts [trials=5] [scale=30] [badShare=0.4] [callMinutes=1]
+ *   npx ts-node --transpile-only bench/watch.ts --agents=5000 [--scale=10] [--hours=24] [--minutes=10] [--trials=10]
+ *
+ * With `--agents=N`: the watch at scale, a watch holding what it read from pass to pass
+ * (bench/watch-scale.ts).
  *
  * Bounded: about 5 minutes with the defaults on 2 cores.
  */
@@ -243,6 +247,11 @@ async function passAtTheLimit(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.some((a) => a.startsWith("--agents="))) {
+    // The watch at scale: its own process layout (bench/watch-scale.ts).
+    await (require("./watch-scale") as typeof import("./watch-scale")).watchAtScale();
+    return;
+  }
   await timeToRollback();
   console.log("requests per pass:");
   const emu = await startEmulator({ port: 0, rateLimitPerMinute: 0, callSeconds: 0.5 });

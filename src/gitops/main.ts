@@ -5,7 +5,8 @@
  * (./watch).
  * Loaded by ./cli once the Node.js version is known to be recent enough.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseCommandLine, runCommand, UsageError } from "../cli/command";
 import { STACK_OPTIONS, type StackChoice, serviceConfig, stackHelp } from "../cli/service";
@@ -15,7 +16,15 @@ import { assertRefresh, DRIFT_EXIT, findDrift, INCOMPLETE_EXIT, REFRESH_PREVIEW,
 import { isEventStream, parseEventStream } from "./events";
 import { assertSecretsHidden, nameOf } from "./preview";
 import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
-import { NOTHING_SAFE_EXIT, ROLLED_BACK_EXIT, renderWatch, watchExitCode, watchPass } from "./watch";
+import {
+  NOTHING_SAFE_EXIT,
+  newWatchMemory,
+  ROLLED_BACK_EXIT,
+  renderWatch,
+  type WatchReport,
+  watchExitCode,
+  watchStacks,
+} from "./watch";
 
 /** Exit code of `--fail-on-breaking` when a break outside the service is not acknowledged. */
 export const EXIT_BREAKING = 4;
@@ -42,7 +51,7 @@ export const HELP = `usage: voice-agent-diff [--title TEXT] [--resolve [--stack 
                         [--acknowledge ID]... [preview.json | up.json]
        voice-agent-diff --drift [--stack NAME [--cwd DIR]] [--title TEXT] [refresh.json]
        voice-agent-diff --watch [--stack NAME [--cwd DIR]] [--dry-run] [--json FILE] [--every SECONDS]
-                        [--title TEXT] [refresh.json]
+                        [--title TEXT] [refresh.json | DIR]...
 
 Turns the output of \`pulumi preview --json\` into Markdown for a pull-request comment: per
 voice-agent resource the action, the changed arguments, line diffs of long text (the system
@@ -75,6 +84,11 @@ a deploy that moved the pointer meanwhile wins), and writes why into that versio
 (\`rolledBack\`), the drift alarm and the dashboard show it. Every bound held is healthy; anything
 else is inconclusive and nothing is done. It never places a call. The report (Markdown on stdout)
 gives per watched version its calls, each rate with its interval, the verdict and what was done.
+Several refresh files (or a folder of them: its *.json files, listed again at every pass), one per
+stack of the same workspace, are watched together: one agents listing and one calls listing serve
+them all, and the report has a section per stack. With --every, a pass reads only what changed:
+the agents listing, the deploy history of an agent whose live version moved, and the calls newer
+than the last pass's plus those still running or awaiting their analysis.
 
 Options:
   --title TEXT   the report's heading (default "Voice agents: preview"; with --drift,
@@ -89,10 +103,11 @@ Options:
                  acknowledge the break with this id (e.g. widget-key:support); repeatable
   --drift        read refresh.json (\`pulumi refresh --preview-only --json\`) and report drift;
                  always asks the service
-  --watch        read refresh.json and judge each watched live version's calls (see above);
-                 always asks the service
+  --watch        read refresh.json (or several, or a folder of them) and judge each watched live
+                 version's calls (see above); always asks the service
   --dry-run      with --watch: say what it would do, change nothing
-  --json FILE    with --watch: also write the pass as JSON to FILE (rewritten at every pass)
+  --json FILE    with --watch: also write the pass as JSON to FILE (rewritten at every pass;
+                 with several stacks, {at, dryRun, stacks: [one report per stack]})
   --every SECONDS
                  with --watch: run a pass every SECONDS until stopped (SIGINT, SIGTERM), reading
                  refresh.json again before each pass (stdin is read once)
@@ -116,8 +131,8 @@ Exit codes:
      or they reach another workspace
      than the stack's (a resource Pulumi's refresh found that the service does not know); or
      Node.js is older than 22.19
-  2  wrong usage: an unknown option, an option without its value, more than one file, or no
-     file while stdin is a terminal
+  2  wrong usage: an unknown option, an option without its value, more than one file (but with
+     --watch), or no file while stdin is a terminal
   3  with --drift: something changed outside Pulumi (the report says what); 0 when nothing did
   ${EXIT_BREAKING}  with --fail-on-breaking: a break outside the service is not acknowledged (stderr
      names each id); the report was written
@@ -142,14 +157,15 @@ Examples:
   voice-agent-diff --drift refresh.json > drift.md   # exit code 3: drift
   voice-agent-diff --drift --stack prod refresh.json   # the URL and key from stack prod's config
   voice-agent-diff --watch --json watch.json refresh.json > watch.md   # exit code 6: rolled back
+  voice-agent-diff --watch --every 60 refresh/   # one watch for every stack's refresh JSON in refresh/
 `;
 
 function parse(argv: string[]) {
   const { values, positionals } = parseCommandLine(argv, OPTIONS);
-  if (positionals.length > 1) {
+  if (positionals.length > 1 && !values.watch) {
     throw new UsageError(`one preview file at most, got ${positionals.length}: ${positionals.join(" ")}`);
   }
-  return { ...values, file: positionals[0] };
+  return { ...values, file: positionals[0], files: positionals };
 }
 
 function read(file: string | undefined): string {
@@ -208,18 +224,45 @@ function everySeconds(value: string | undefined): number | undefined {
 }
 
 /**
+ * The refresh files `--watch` reads at a pass: each file given, and each folder's `*.json` files
+ * (listed again at every pass, so that a stack added later is watched from its next pass).
+ */
+function refreshFiles(given: readonly string[]): string[] {
+  return given.flatMap((g) => {
+    let dir = false;
+    try {
+      dir = statSync(g).isDirectory();
+    } catch {
+      return [g]; // read() says why it cannot be read
+    }
+    if (!dir) return [g];
+    return readdirSync(g)
+      .filter((f) => f.endsWith(".json"))
+      .sort()
+      .map((f) => path.join(g, f));
+  });
+}
+
+/**
  * `--watch`: one pass (or, with `--every`, a pass every so many seconds until SIGINT or SIGTERM),
  * each pass's report on stdout (and as JSON in `--json FILE`); problems named on stderr. The exit
  * code: 7 when any pass found a failing version with nothing safe to return to, else 6 when any
  * pass rolled a version back, else 5 when the last pass was incomplete (or skipped), else 0.
+ * Several refresh files (or folders of them): one pass judges every stack, sharing the listings.
  */
 async function watch(
-  args: { file?: string; title?: string; json?: string; "dry-run"?: boolean; every?: string } & StackChoice,
-  first: string,
+  args: {
+    file?: string;
+    files: string[];
+    title?: string;
+    json?: string;
+    "dry-run"?: boolean;
+    every?: string;
+  } & StackChoice,
+  first: string | undefined,
 ): Promise<void> {
   const every = everySeconds(args.every);
   const client = await serviceClient("--watch", args);
-  const source = args.file ?? "stdin";
   let stopped = false;
   const stop = new AbortController();
   const onSignal = () => {
@@ -233,39 +276,82 @@ async function watch(
   let rolledBack = false;
   let nothingSafe = false;
   let last = 0;
-  // What earlier passes read of published versions (frozen): each read once per watch.
-  const attached = new Map<string, readonly string[]>();
+  // What earlier passes read: published versions' groups (frozen), the live pointers and their
+  // rows, the settled calls' tallies and the calls still to settle.
+  const memory = newWatchMemory();
   try {
     for (let pass = 0; ; pass++) {
-      const text = pass === 0 || args.file === undefined ? first : read(args.file);
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (err) {
-        if (every === undefined || args.file === undefined)
-          throw new Error(`${source} is not the JSON of \`${REFRESH_PREVIEW}\``, { cause: err });
-        // With --every, the file is rewritten between passes (`pulumi refresh ... > refresh.json`
-        // empties it first): one caught empty or half-written is skipped, and read again next pass.
+      // stdin (read once), or the files given (folders listed again at every pass).
+      const sources: { source: string; text: () => string }[] =
+        args.files.length === 0
+          ? [{ source: "stdin", text: () => first ?? "" }]
+          : refreshFiles(args.files).map((f) => ({
+              source: f,
+              text: () => (pass === 0 && f === args.file && first !== undefined ? first : read(f)),
+            }));
+      if (sources.length === 0) {
+        if (every === undefined) throw new Error(`no refresh file (*.json) in ${args.files.join(", ")}`);
         process.stderr.write(
-          `voice-agent-diff: pass skipped: ${source} is ${text.trim() === "" ? "empty" : "not whole JSON"} ` +
-            `(being rewritten?); read again in ${every} s\n`,
+          `voice-agent-diff: pass skipped: no refresh file (*.json) in ${args.files.join(", ")}\n`,
         );
         last = INCOMPLETE_EXIT;
         if (stopped || !(await pause(every, stop.signal))) break;
         continue;
       }
-      const refresh = parsePreview(json, REFRESH_PREVIEW);
-      assertSecretsHidden(refresh, source);
-      assertRefresh(refresh);
-      const report = await watchPass(refresh, client, { dryRun: args["dry-run"] === true, attached });
-      process.stdout.write(renderWatch(report, args.title !== undefined ? { title: args.title } : {}));
-      if (args.json !== undefined) writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
-      for (const r of report.results)
-        if (r.problem !== undefined)
+      const refreshes = [];
+      let skipped = false;
+      for (const { source, text } of sources) {
+        const body = text();
+        let json: unknown;
+        try {
+          json = JSON.parse(body);
+        } catch (err) {
+          if (every === undefined || source === "stdin")
+            throw new Error(`${source} is not the JSON of \`${REFRESH_PREVIEW}\``, { cause: err });
+          // With --every, the file is rewritten between passes (`pulumi refresh ... > refresh.json`
+          // empties it first): one caught empty or half-written is skipped, and read again next pass.
           process.stderr.write(
-            `voice-agent-diff: AgentVersion \`${r.name}\` (${r.agentId} version ${r.version}): ${r.problem}\n`,
+            `voice-agent-diff: ${sources.length === 1 ? "pass" : `${source}`} skipped: ${source} is ${body.trim() === "" ? "empty" : "not whole JSON"} ` +
+              `(being rewritten?); read again in ${every} s\n`,
           );
-      last = watchExitCode(report);
+          skipped = true;
+          continue;
+        }
+        const refresh = parsePreview(json, REFRESH_PREVIEW);
+        assertSecretsHidden(refresh, source);
+        assertRefresh(refresh);
+        refreshes.push(refresh);
+      }
+      let reports: WatchReport[] = [];
+      if (refreshes.length > 0) {
+        reports = await watchStacks(refreshes, client, { dryRun: args["dry-run"] === true, memory });
+        const several = sources.length > 1;
+        if (several && args.title !== undefined) process.stdout.write(`## ${args.title}\n\n`);
+        for (const report of reports)
+          process.stdout.write(
+            renderWatch(report, !several && args.title !== undefined ? { title: args.title } : {}),
+          );
+        if (args.json !== undefined) {
+          const doc = several
+            ? { at: reports[0]?.at, dryRun: args["dry-run"] === true, stacks: reports }
+            : reports[0];
+          writeFileSync(args.json, `${JSON.stringify(doc, null, 2)}\n`);
+        }
+        for (const report of reports)
+          for (const r of report.results)
+            if (r.problem !== undefined)
+              process.stderr.write(
+                `voice-agent-diff: ${several && report.stack ? `stack ${report.stack}: ` : ""}AgentVersion \`${r.name}\` (${r.agentId} version ${r.version}): ${r.problem}\n`,
+              );
+      }
+      const codes = reports.map(watchExitCode);
+      last = codes.includes(NOTHING_SAFE_EXIT)
+        ? NOTHING_SAFE_EXIT
+        : codes.includes(ROLLED_BACK_EXIT)
+          ? ROLLED_BACK_EXIT
+          : skipped || codes.includes(INCOMPLETE_EXIT)
+            ? INCOMPLETE_EXIT
+            : 0;
       if (last === ROLLED_BACK_EXIT) rolledBack = true;
       if (last === NOTHING_SAFE_EXIT) nothingSafe = true;
       if (every === undefined || stopped || !(await pause(every, stop.signal))) break;
@@ -275,6 +361,14 @@ async function watch(
     process.off("SIGTERM", onSignal);
   }
   process.exitCode = nothingSafe ? NOTHING_SAFE_EXIT : rolledBack ? ROLLED_BACK_EXIT : last;
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Waits `seconds` unless stopped first: whether to run another pass. */
@@ -302,7 +396,12 @@ export function main(argv: string[]): Promise<void> {
       throw new UsageError("--every, --dry-run and --json are options of --watch");
     if (args.watch) {
       everySeconds(args.every);
-      return watch(args, read(args.file));
+      // The first file is read now (stdin without one); a folder's files at the pass.
+      const first =
+        args.file === undefined || (args.files.length === 1 && !isDirectory(args.file))
+          ? read(args.file)
+          : undefined;
+      return watch(args, first);
     }
     if (args.drift && args.resolve)
       throw new UsageError("--resolve is for a preview; --drift always asks the service");

@@ -10,7 +10,7 @@
  *    current one of back-to-back windows of that length from go-live, each judged at its share of
  *    the error budget: `windowConfidence`), of `origins` (default `widget`, `batch`, `inbound`: not
  *    the tests' `api`, `dashboard`, `demo`), are tallied by `src/evidence` (one listing of the
- *    workspace's calls per pass, shared by every watched version: {@link sampleAll});
+ *    workspace's calls per pass, shared by every watched version: `CallMemory.read`);
  * 2. each rate is judged by the confidence sequence at `confidence` (valid over every pass:
  *    `src/evidence/sequential.ts`), over at least `minCalls` measured calls (`judgeSample`,
  *    fail-closed): `fail` when it rules out a share within `atMost`, `pass` when it rules out one
@@ -30,18 +30,21 @@
  *    next refresh (`rolledBack`), the drift alarm and a person in the dashboard read it; the write
  *    is a compare-and-set (`If-Match`), read again and merged when a person edited them meanwhile.
  *
+ * Which watched version is live comes from the agents listing (one listing for every stack of a
+ * pass: {@link watchStacks}); the deploy history's newest row only for an agent whose pointer moved
+ * onto a watched version since the last pass. With a {@link WatchMemory} (`--every`), the calls
+ * are held from pass to pass as tallies per window (`./watchCalls`): a pass reads the calls that
+ * are new and those still to settle, not every window again.
+ *
  * It never places a call, and touches nothing else. `--dry-run` says what it would do.
  */
 
 import { type ActivationRowT, ApiError, REVISION_CONFLICT, type VoiceAgentClient } from "../client";
 import {
-  addCall,
   type CallSample,
-  emptySample,
   judgeSample,
   pct,
   type Requirement,
-  type SampleScope,
   shareInterval,
   tallyKey,
   type Verdict,
@@ -71,6 +74,7 @@ import {
 import { INCOMPLETE_EXIT } from "./drift";
 import { code, literal, prose } from "./markdown";
 import { isOurs, isRecord, nameOf, type PreviewJson, typeOf } from "./preview";
+import { CallMemory, inBatches, type Track } from "./watchCalls";
 
 /** The exit code of `voice-agent-diff --watch` when at least one version was rolled back (or, with `--dry-run`, would be). */
 export const ROLLED_BACK_EXIT = 6;
@@ -79,7 +83,7 @@ export const NOTHING_SAFE_EXIT = 7;
 export { INCOMPLETE_EXIT };
 
 /** Items of the calls listing one pass reads at most (every watched version's window together). */
-const MAX_CALLS = 50_000;
+const MAX_CALLS = 2_000_000;
 
 /** What the watch concluded for one watched AgentVersion. */
 export type WatchOutcome =
@@ -173,13 +177,50 @@ export interface WatchOptions {
   dryRun?: boolean;
   /** The clock (epoch ms). Default `Date.now`. */
   now?: () => number;
-  /** Items of the calls listing read at most. Default 50 000. */
+  /** Items of the calls listing one pass reads at most. Default 2 000 000 (a first pass over a busy day: 480 000). */
   maxCalls?: number;
   /**
    * The analysis groups each published version attaches, as earlier passes read them (a published
    * version is frozen): hand the same map to every pass of one watch, and each is read once.
    */
   attached?: Map<string, readonly string[]>;
+  /**
+   * What earlier passes of this watch read (`--every`): each agent's live pointer and the
+   * deploy-history row that put it live, the settled calls' tallies per window and the calls still
+   * to settle ({@link newWatchMemory}). Hand the same object to every pass: a pass then reads the
+   * agents listing, the history of an agent whose pointer moved, and only the calls that are new or
+   * still pending. Without it, a pass reads everything afresh (and keeps nothing).
+   */
+  memory?: WatchMemory;
+}
+
+/** An agent's live pointer as the agents listing last showed it, with the row that put it there. */
+interface Pointer {
+  live: number | null;
+  /** The deploy history's newest row when it was read for this pointer (undefined: the history is empty). */
+  row: ActivationRowT | undefined;
+}
+
+/** What a watch holds from pass to pass (see {@link WatchOptions.memory}). */
+export interface WatchMemory {
+  /** The analysis groups each published version attaches (frozen): read once a watch. */
+  attached: Map<string, readonly string[]>;
+  /** Per agent: its live pointer and the row that put it live, as last read. */
+  pointers: Map<string, Pointer>;
+  /** The calls: tallies of settled ones per window, those still to settle, where the listing stood. */
+  calls: CallMemory;
+  /** Requests the last pass sent, by kind (the bench reads it). */
+  last: { agentPages: number; historyReads: number; callPages: number; callReads: number };
+}
+
+/** An empty memory for a watch's first pass. */
+export function newWatchMemory(attached = new Map<string, readonly string[]>()): WatchMemory {
+  return {
+    attached,
+    pointers: new Map(),
+    calls: new CallMemory(),
+    last: { agentPages: 0, historyReads: 0, callPages: 0, callReads: 0 },
+  };
 }
 
 /** A watched AgentVersion this stack put live, with its setting parsed. */
@@ -203,7 +244,7 @@ interface Watched {
 /** A watched version the history shows live: where its calls start, and where a rollback goes. */
 interface Live extends Watched {
   row: ActivationRowT;
-  scope: SampleScope;
+  track: Track;
   start: number | undefined;
   sample: CallSample;
 }
@@ -314,36 +355,6 @@ function recordedByAgent(refresh: PreviewJson): Map<string, Set<number>> {
 /** The deploy history's newest row, or undefined when it is empty. */
 function newestRow(c: VoiceAgentClient, agentId: string): Promise<ActivationRowT | undefined> {
   return c.versions.activations(agentId).find(() => true);
-}
-
-/**
- * Tallies the calls of every live watched version from one listing of the workspace's calls (newest
- * first, the union of their origins, back to the earliest window start): a pass costs the same
- * pages whether it watches one version or five hundred. A listing cut short at `max` items marks
- * the samples whose window reaches further back `truncated` (inconclusive, never a pass).
- */
-async function sampleAll(c: VoiceAgentClient, live: Live[], max: number): Promise<void> {
-  if (live.length === 0) return;
-  const byVersion = new Map(live.map((l) => [`${l.agentId}/${l.version}`, l]));
-  const origins = [...new Set(live.flatMap((l) => l.origins))].sort();
-  const starts = live.map((l) => l.start);
-  const earliest = starts.includes(undefined) ? undefined : Math.min(...(starts as number[]));
-  let read = 0;
-  let last: number | undefined;
-  for await (const call of c.calls.list({ origin: origins, limit: 100 })) {
-    const at = Date.parse(call.created_at);
-    if (earliest !== undefined && at < earliest) return;
-    if (++read > max) {
-      for (const l of live)
-        if (l.start === undefined || last === undefined || l.start < last) l.sample.truncated = true;
-      return;
-    }
-    last = at;
-    const l = byVersion.get(`${call.agent_id}/${call.agent_version}`);
-    if (!l || (l.start !== undefined && at < l.start)) continue;
-    if (call.origin === null || !l.origins.includes(call.origin)) continue;
-    addCall(l.sample, l.requirements, call);
-  }
 }
 
 /** Each rate of a judged sample, with its interval. */
@@ -457,6 +468,7 @@ async function judgeOne(
   now: number,
   dryRun: boolean,
   attached: Map<string, readonly string[]>,
+  memory: WatchMemory,
 ): Promise<WatchResult> {
   const judgement = judgeSample(l.sample, l.requirements, now);
   const s = l.sample;
@@ -519,8 +531,13 @@ async function judgeOne(
     return { ...base, target: to, outcome: "would_roll_back", action: `would put version ${to} back live` };
   // Right before the activation: a row written since this pass read the history (a deploy) wins.
   const newest = await newestRow(c, l.agentId);
-  if (!newest || newest.id !== l.row.id) return superseded(base, newest);
+  if (!newest || newest.id !== l.row.id) {
+    // The next pass starts from that row (a version put live again starts its calls afresh).
+    memory.pointers.set(l.agentId, { live: newest?.version ?? null, row: newest });
+    return superseded(base, newest);
+  }
   const row = await c.versions.activate(l.agentId, to);
+  memory.pointers.set(l.agentId, { live: row.version, row });
   // The activation's row must have taken the judged version off air: a deploy that landed in the
   // one request between the read and the activation gets neither the rollback's notes nor silence.
   if (row.previous_version !== l.version) {
@@ -619,95 +636,202 @@ export async function watchPass(
   c: VoiceAgentClient,
   opts: WatchOptions = {},
 ): Promise<WatchReport> {
+  const [report] = await watchStacks([refresh], c, opts);
+  return report as WatchReport;
+}
+
+/**
+ * One pass over several stacks (`--watch` with several refresh files): one agents listing and one
+ * calls listing shared by all of them; a report per stack, in the order given.
+ *
+ * Which watched version is live comes from the agents listing (100 agents a page, read until every
+ * watched agent is found); the deploy history's newest row (where the version's calls start) is read
+ * only for an agent whose live pointer moved since the last pass of the same `memory` (or that it
+ * never read). The calls come from `memory.calls` ({@link CallMemory}): what is new since the last
+ * pass, and the calls still to settle.
+ */
+export async function watchStacks(
+  refreshes: readonly PreviewJson[],
+  c: VoiceAgentClient,
+  opts: WatchOptions = {},
+): Promise<WatchReport[]> {
   const now = (opts.now ?? Date.now)();
   const dryRun = opts.dryRun === true;
-  const { watched, results } = watchedOf(refresh);
-  const live: Live[] = [];
-  await Promise.all(
-    watched.map(async (w) => {
-      let row: ActivationRowT | undefined;
-      try {
-        row = await newestRow(c, w.agentId);
-      } catch (err) {
-        results.push({
-          ...bare(w, "error", "not judged"),
-          problem: `the deploy history could not be read: ${(err as Error).message}`,
-        });
+  const memory = opts.memory ?? newWatchMemory(opts.attached);
+  const attached = opts.attached ?? memory.attached;
+  memory.last = { agentPages: 0, historyReads: 0, callPages: 0, callReads: 0 };
+  const stacks = refreshes.map((refresh) => ({ refresh, ...watchedOf(refresh), live: [] as Live[] }));
+  const agentIds = new Set(stacks.flatMap((s) => s.watched.map((w) => w.agentId)));
+  const watchedVersions = new Map<string, Set<number>>();
+  for (const w of stacks.flatMap((s) => s.watched))
+    watchedVersions.set(w.agentId, (watchedVersions.get(w.agentId) ?? new Set()).add(w.version));
+  // 1. The live pointers: the agents listing, until every watched agent is found.
+  const pointers = new Map<string, number | null>();
+  let listingError: Error | undefined;
+  if (agentIds.size > 0) {
+    try {
+      for await (const page of c.agents.list({ limit: 100 }).pages()) {
+        memory.last.agentPages++;
+        for (const a of page.data) if (agentIds.has(a.id)) pointers.set(a.id, a.live_version);
+        if (pointers.size === agentIds.size) break;
+      }
+    } catch (err) {
+      listingError = err as Error;
+    }
+  }
+  // 2. The newest row of each agent whose pointer moved (or was never read).
+  const rows = new Map<string, ActivationRowT | undefined | Error>();
+  if (!listingError) {
+    await inBatches([...agentIds], async (agentId) => {
+      if (!pointers.has(agentId)) return;
+      const live = pointers.get(agentId) ?? null;
+      const held = memory.pointers.get(agentId);
+      if (held && held.live === live && (held.row?.version ?? null) === live) {
+        rows.set(agentId, held.row);
         return;
       }
-      if (!row || row.version !== w.version) {
-        const now = row
-          ? row.version === null
+      // A pointer at none of the versions watched on this agent: nothing to judge, nothing read.
+      if (!watchedVersions.get(agentId)?.has(live as number)) {
+        memory.pointers.set(agentId, { live, row: undefined }); // read afresh once it comes back
+        return;
+      }
+      try {
+        memory.last.historyReads++;
+        const row = await newestRow(c, agentId);
+        rows.set(agentId, row);
+        memory.pointers.set(agentId, { live, row });
+      } catch (err) {
+        rows.set(agentId, err as Error);
+      }
+    });
+  }
+  for (const agentId of [...memory.pointers.keys()])
+    if (!agentIds.has(agentId)) memory.pointers.delete(agentId);
+  // 3. Which watched versions are live, and where their calls start.
+  for (const s of stacks) {
+    for (const w of s.watched) {
+      if (listingError) {
+        s.results.push({
+          ...bare(w, "error", "not judged"),
+          problem: `the agents listing (which version of each agent is live) could not be read: ${listingError.message}`,
+        });
+        continue;
+      }
+      if (!pointers.has(w.agentId)) {
+        s.results.push({
+          ...bare(w, "error", "not judged"),
+          problem: "the agent is not in the workspace's agents listing",
+        });
+        continue;
+      }
+      const row = rows.get(w.agentId);
+      if (row instanceof Error) {
+        s.results.push({
+          ...bare(w, "error", "not judged"),
+          problem: `the deploy history could not be read: ${row.message}`,
+        });
+        continue;
+      }
+      const liveNow = pointers.get(w.agentId) ?? null;
+      if (liveNow !== w.version || !row || row.version !== w.version) {
+        const said =
+          liveNow === null
             ? "the agent is off air"
-            : `version ${row.version} is live`
-          : "the history is empty";
-        results.push(
+            : liveNow !== w.version
+              ? `version ${liveNow} is live`
+              : "the history is empty";
+        const since = row && row.version === liveNow ? `, since ${row.at} (\`${row.action}\`)` : "";
+        s.results.push(
           bare(
             w,
             "not_live",
-            `not judged: not live any more (${now}${row ? `, since ${row.at} (\`${row.action}\`)` : ""}); the next \`pulumi refresh\` records it`,
+            `not judged: not live any more (${said}${since}); the next \`pulumi refresh\` records it`,
           ),
         );
-        return;
+        continue;
       }
-      const scope: SampleScope = {
+      const windowed = w.watch.windowMinutes !== undefined;
+      const track: Track = {
+        key: `${w.urn}|${w.agentId}/${w.version}|${row.id}|${JSON.stringify([w.origins, w.requirements, w.watch.windowMinutes ?? null])}`,
         agentId: w.agentId,
         version: w.version,
+        since: Date.parse(row.at),
+        width: windowed ? (w.watch.windowMinutes as number) * 60_000 : undefined,
         origins: w.origins,
-        since: row.at,
-        ...(w.watch.windowMinutes !== undefined ? { lastMinutes: w.watch.windowMinutes } : {}),
+        requirements: w.requirements,
       };
       // Windows (`windowMinutes`) are back to back from go-live, each judged at its share of the
       // error budget (`windowConfidence`), so the promise holds over every window of every pass.
-      const window = windowOf(scope, now);
-      const windowed = w.watch.windowMinutes !== undefined;
+      const window = windowOf(
+        {
+          agentId: w.agentId,
+          version: w.version,
+          origins: w.origins,
+          since: row.at,
+          ...(windowed ? { lastMinutes: w.watch.windowMinutes } : {}),
+        },
+        now,
+      );
       const confidence = windowed ? windowConfidence(w.confidence, window.index) : w.confidence;
       const requirements = windowed ? w.requirements.map((r) => ({ ...r, confidence })) : w.requirements;
-      live.push({
+      s.live.push({
         ...w,
         confidence,
         requirements,
         row,
-        scope,
+        track,
         start: window.start,
-        sample: emptySample(scope, requirements, new Date(now).toISOString()),
+        sample: memory.calls.sampleOf(track, requirements, now, new Date(now).toISOString()),
       });
-    }),
-  );
+    }
+  }
+  // 4. The calls: what is new since the last pass, and those still to settle (one listing for all).
   // The groups' names read afresh once this pass (a group may be renamed between passes); each
   // published version's groups once a watch.
   forgetListedNames();
-  const attached = opts.attached ?? new Map<string, readonly string[]>();
+  const live = stacks.flatMap((s) => s.live);
   let listing: Error | undefined;
   try {
-    await sampleAll(c, live, opts.maxCalls ?? MAX_CALLS);
+    await memory.calls.read(
+      c,
+      live.map((l) => l.track),
+      now,
+      opts.maxCalls ?? MAX_CALLS,
+    );
   } catch (err) {
     listing = err as Error;
   }
-  for (const l of live) {
-    if (listing) {
-      results.push({
-        ...bare(l, "error", "not judged"),
-        liveSince: l.row.at,
-        previous: l.row.previous_version,
-        problem: `the calls could not be read: ${listing.message}`,
-      });
-      continue;
-    }
-    try {
-      results.push(await judgeOne(c, l, now, dryRun, attached));
-    } catch (err) {
-      results.push({
-        ...bare(l, "error", "not judged"),
-        liveSince: l.row.at,
-        previous: l.row.previous_version,
-        problem: (err as Error).message,
-      });
+  memory.last.callPages = memory.calls.last.pages;
+  memory.last.callReads = memory.calls.last.reads;
+  for (const s of stacks) {
+    for (const l of s.live) {
+      if (listing) {
+        s.results.push({
+          ...bare(l, "error", "not judged"),
+          liveSince: l.row.at,
+          previous: l.row.previous_version,
+          problem: `the calls could not be read: ${listing.message}`,
+        });
+        continue;
+      }
+      l.sample = memory.calls.sampleOf(l.track, l.requirements, now, new Date(now).toISOString());
+      try {
+        s.results.push(await judgeOne(c, l, now, dryRun, attached, memory));
+      } catch (err) {
+        s.results.push({
+          ...bare(l, "error", "not judged"),
+          liveSince: l.row.at,
+          previous: l.row.previous_version,
+          problem: (err as Error).message,
+        });
+      }
     }
   }
-  const stack = /^urn:pulumi:([^:]+)::/.exec(refresh.steps?.[0]?.urn ?? "")?.[1];
-  results.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
-  return { ...(stack ? { stack } : {}), at: new Date(now).toISOString(), dryRun, results };
+  return stacks.map((s) => {
+    const stack = /^urn:pulumi:([^:]+)::/.exec(s.refresh.steps?.[0]?.urn ?? "")?.[1];
+    s.results.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+    return { ...(stack ? { stack } : {}), at: new Date(now).toISOString(), dryRun, results: s.results };
+  });
 }
 
 /**

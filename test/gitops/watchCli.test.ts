@@ -5,7 +5,7 @@
  * did; the API key never printed.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -53,9 +53,9 @@ async function watchedAgent(name: string, n: number, negative: number) {
 }
 
 /** A refresh JSON file of a stack with the watched AgentVersion of each agent. */
-function refreshFile(name: string, agentIds: string[]): string {
+function refreshFile(name: string, agentIds: string[], stack = "prod"): string {
   const steps = [
-    { op: "refresh", urn: "urn:pulumi:prod::cli::pulumi:pulumi:Stack::cli-prod" },
+    { op: "refresh", urn: `urn:pulumi:${stack}::cli::pulumi:pulumi:Stack::cli-${stack}` },
     ...agentIds.map((agentId, i) => {
       const inputs = { agentId, live: true, watch: WATCH, draftVersion: 1, documentRevision: 1 };
       const state = {
@@ -66,7 +66,7 @@ function refreshFile(name: string, agentIds: string[]): string {
       };
       return {
         op: "refresh",
-        urn: `urn:pulumi:prod::cli::${TYPE_PREFIX}AgentVersion::live-${i}`,
+        urn: `urn:pulumi:${stack}::cli::${TYPE_PREFIX}AgentVersion::live-${i}`,
         oldState: state,
         newState: state,
       };
@@ -78,6 +78,40 @@ function refreshFile(name: string, agentIds: string[]): string {
 }
 
 const env = () => ({ ...process.env, VOICE_AGENT_BASE_URL: emu.url, VOICE_AGENT_API_KEY: DEFAULT_API_KEY });
+
+test("a folder of refresh files: one pass over every stack, one listing of each kind, a section per stack", async () => {
+  const bad = await watchedAgent("CLI stack B", 30, 20);
+  const quiet = await watchedAgent("CLI stack A", 5, 0);
+  const folder = path.join(dir, "stacks");
+  mkdirSync(folder);
+  refreshFile(path.join("stacks", "a.json"), [quiet], "prod-a");
+  refreshFile(path.join("stacks", "b.json"), [bad], "prod-b");
+  const json = path.join(dir, "stacks-watch.json");
+  await clearRequestLog(emu);
+  const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, "--watch", "--dry-run", "--json", json, folder],
+      { env: env() },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
+    );
+  });
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(6);
+  expect(r.stdout).toContain("### Voice agents: watch of stack `prod-a`");
+  expect(r.stdout).toContain("### Voice agents: watch of stack `prod-b`");
+  expect(r.stdout.indexOf("prod-a")).toBeLessThan(r.stdout.indexOf("prod-b"));
+  expect(JSON.parse(readFileSync(json, "utf8"))).toMatchObject({
+    dryRun: true,
+    stacks: [
+      { stack: "prod-a", results: [{ agentId: quiet, outcome: "inconclusive" }] },
+      { stack: "prod-b", results: [{ agentId: bad, outcome: "would_roll_back" }] },
+    ],
+  });
+  const log = (await requestLog(emu)).filter((e) => e.method === "GET");
+  expect(log.filter((e) => /^\/v1\/agents(\?|$)/.test(e.path))).toHaveLength(1);
+  expect(log.filter((e) => /^\/v1\/calls(\?|$)/.test(e.path))).toHaveLength(1);
+});
 
 test("one pass with --dry-run and --json: exit 6, what it would do, nothing changed", async () => {
   const agentId = await watchedAgent("CLI dry run", 30, 20);
