@@ -57,10 +57,13 @@ const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 /** The pack's output, copied away as soon as it is written (a `npm run build` elsewhere empties dist/). */
 let OUT: string;
 
+/** The version the checkout at `root` builds from git (not the run's PVA_VERSION, which scripts/test.sh pins). */
 const versionOf = (root: string): string =>
-  (require(path.join(REPO_ROOT, "scripts", "version.js")) as { version: (root?: string) => string }).version(
-    root,
-  );
+  (
+    require(path.join(REPO_ROOT, "scripts", "version.js")) as {
+      version: (root: string, env: Record<string, string | undefined>) => string;
+    }
+  ).version(root, {});
 
 let version: string;
 const archive = (platform: string) => path.join(OUT, `${NAME}-v${version}-${platform}.tar.gz`);
