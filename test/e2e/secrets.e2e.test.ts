@@ -8,13 +8,13 @@
  * show no change.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { parsePreview, renderReport } from "../../src/gitops/report";
-import { writeGoModule } from "../support/pluginPrograms";
+import { pluginVersion, writeGoModule } from "../support/pluginPrograms";
 import { PulumiProject, packedPlugin, REPO_ROOT } from "../support/pulumi";
 import { stockHostsOrSkip } from "../support/stock";
 
@@ -136,10 +136,13 @@ async function stack(
     });
   }
   projects.push(project);
-  const version = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
-  await project.pulumi(["plugin", "install", "resource", "voice-agent", version, "--file", packedPlugin()], {
-    noStack: true,
-  });
+  // The build's version (scripts/version.js): the one the archive carries and a Go program's go.mod asks for.
+  await project.pulumi(
+    ["plugin", "install", "resource", "voice-agent", pluginVersion(), "--file", packedPlugin()],
+    {
+      noStack: true,
+    },
+  );
   return project;
 }
 

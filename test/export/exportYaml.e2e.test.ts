@@ -16,11 +16,12 @@ import { type ExportPlan, planExport } from "../../src/export/plan";
 import { readWorkspace } from "../../src/export/read";
 import { clearRequestLog } from "../support/control";
 import { expectAdopted, expectPromptEditsDeploy, writesTo } from "../support/exported";
+import { pluginVersion } from "../support/pluginPrograms";
 import { PulumiProject, packedPlugin, REPO_ROOT } from "../support/pulumi";
 import { type Shapes, seedRandomAgents, seedShapes } from "../support/workspace";
 
 const RANDOM_AGENTS = 3;
-const VERSION = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")).version as string;
+const VERSION = pluginVersion();
 
 let emu: RunningEmulator;
 let client: VoiceAgentClient;
