@@ -6,10 +6,12 @@
  * TypeScript compiler in the process). Answers each pass with its requests by kind, the outcomes,
  * the result for one agent the bench follows, and the process's memory.
  */
+import { appendFileSync } from "node:fs";
 import { VoiceAgentClient } from "../src/client";
 import type { PreviewJson } from "../src/gitops/preview";
-import { newWatchMemory, watchStacks } from "../src/gitops/watch";
+import { boundWatchHeap, newWatchMemory, watchStacks } from "../src/gitops/watch";
 
+boundWatchHeap(); // as `voice-agent-diff --watch` does first thing
 const c = new VoiceAgentClient({
   baseUrl: process.env.BENCH_URL as string,
   apiKey: process.env.BENCH_KEY as string,
@@ -17,6 +19,26 @@ const c = new VoiceAgentClient({
   userAgent: "pulumi-voice-agent (voice-agent-diff)", // as the command sends it
 });
 const memory = newWatchMemory();
+// The process's memory by part, sampled through the run (peaks since the last answer): where the
+// resident set goes (heap, buffers outside it, the rest: code, allocator).
+const peaks = { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+const sample = () => {
+  const m = process.memoryUsage();
+  for (const k of Object.keys(peaks) as (keyof typeof peaks)[]) peaks[k] = Math.max(peaks[k], m[k]);
+};
+setInterval(sample, 50).unref();
+// BENCH_MEMLOG=file: a line a second of the memory by part and where the pass stands.
+if (process.env.BENCH_MEMLOG) {
+  const t0 = Date.now();
+  setInterval(() => {
+    const m = process.memoryUsage();
+    const l = memory.last;
+    appendFileSync(
+      process.env.BENCH_MEMLOG as string,
+      `${((Date.now() - t0) / 1000).toFixed(0)}s rss ${m.rss >> 20} heapTotal ${m.heapTotal >> 20} heapUsed ${m.heapUsed >> 20} external ${m.external >> 20} ab ${m.arrayBuffers >> 20} | agents ${l.agentPages} history ${l.historyReads} callPages ${memory.calls.last.pages}\n`,
+    );
+  }, 1000).unref();
+}
 
 process.on("message", async (m: { refresh: string; follow?: string; gc?: boolean }) => {
   if (m.gc) {
@@ -46,6 +68,8 @@ process.on("message", async (m: { refresh: string; follow?: string; gc?: boolean
     heapUsed: process.memoryUsage().heapUsed,
     maxRss: process.resourceUsage().maxRSS * 1024,
     held: memory.calls.size(),
+    peaks: { ...peaks },
   });
+  for (const k of Object.keys(peaks) as (keyof typeof peaks)[]) peaks[k] = 0;
 });
 process.on("disconnect", () => process.exit(0));

@@ -125,7 +125,13 @@ interface PassAnswer {
   heapUsed: number;
   maxRss: number;
   held: { tracks: number; samples: number; pending: number };
+  /** Peaks since the previous answer, sampled every 50 ms: rss, heapTotal, heapUsed, external, arrayBuffers. */
+  peaks: Record<"rss" | "heapTotal" | "heapUsed" | "external" | "arrayBuffers", number>;
 }
+
+/** The peaks of a pass by part, for the log. */
+const parts = (p: PassAnswer["peaks"]) =>
+  `peak rss ${mb(p.rss)}, heap total ${mb(p.heapTotal)}, heap used ${mb(p.heapUsed)}, external ${mb(p.external)}, array buffers ${mb(p.arrayBuffers)}`;
 
 /** The watch in a process of its own: bundled, run by plain Node.js; one pass per call of `pass`. */
 function watchProcess(url: string, rate: number) {
@@ -165,9 +171,15 @@ function watchProcess(url: string, rate: number) {
         child.send({ refresh: "", gc: true });
       });
     },
+    /** The peaks by part over every pass so far. */
+    peaks: { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 } as PassAnswer["peaks"],
     pass(refresh: PreviewJson, follow?: string): Promise<PassAnswer> {
       return new Promise((resolve) => {
-        waiting = resolve;
+        waiting = (a: PassAnswer) => {
+          for (const k of Object.keys(this.peaks) as (keyof PassAnswer["peaks"])[])
+            this.peaks[k] = Math.max(this.peaks[k], a.peaks[k]);
+          resolve(a);
+        };
         child.send({ refresh: JSON.stringify(refresh), ...(follow ? { follow } : {}) });
       });
     },
@@ -252,7 +264,7 @@ export async function watchAtScale(): Promise<void> {
         `${l.callPages} calls pages, ${l.callReads} call reads, ${first.requests - first.counted} others: group checks), ${(first.seconds / 60).toFixed(1)} min, ${first.r429} answered 429; ` +
         `outcomes ${Object.entries(first.a.outcomes)
           .map(([k, v]) => `${v} ${k}`)
-          .join(", ")}; the watch process's peak RSS ${mb(first.a.maxRss)}`,
+          .join(", ")}; the watch process's peak RSS ${mb(first.a.maxRss)} (${parts(first.a.peaks)})`,
     );
 
     if (process.argv.includes("--first-only")) return;
@@ -371,7 +383,7 @@ export async function watchAtScale(): Promise<void> {
     const gc = await watcher.held();
     console.log(
       `4. the watch process: peak RSS ${mb(last.maxRss)} over the day's calls and ${steady.length + 1} passes (after the first pass: ${mb(first.a.maxRss)}); ` +
-        `held now: ${held.tracks} tracks, ${held.samples} window tallies, ${held.pending} calls pending; heap used ${mb(last.heapUsed)}, ${mb(gc.heapUsed)} once collected (RSS then ${mb(gc.rss)}); ` +
+        `held now: ${held.tracks} tracks, ${held.samples} window tallies, ${held.pending} calls pending; heap used ${mb(last.heapUsed)}, ${mb(gc.heapUsed)} once collected (RSS then ${mb(gc.rss)}); over every pass: ${parts(watcher.peaks)}; ` +
         `requests a pass over every pass since the first: max ${Math.max(...steady.map((s) => s.requests))}, 429s ${steady.reduce((a, s) => a + s.r429, 0)}`,
     );
   } finally {

@@ -17,6 +17,7 @@ import { isEventStream, parseEventStream } from "./events";
 import { assertSecretsHidden, nameOf } from "./preview";
 import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
 import {
+  boundWatchHeap,
   NOTHING_SAFE_EXIT,
   newWatchMemory,
   ROLLED_BACK_EXIT,
@@ -262,6 +263,9 @@ async function watch(
   first: string | undefined,
 ): Promise<void> {
   const every = everySeconds(args.every);
+  // A watch reads thousands of pages over its life: V8 collects before the heap outgrows its
+  // live set by much, so the process stays small (docs/deploys.md "What it costs").
+  boundWatchHeap();
   const client = await serviceClient("--watch", args);
   let stopped = false;
   const stop = new AbortController();
