@@ -99,7 +99,9 @@ afterAll(async () => {
 
 /** A project on the plugin (installed from its tarball) and the emulator, with `Pulumi.yaml`'s text. */
 async function projectOf(pulumiYaml: string, base?: string): Promise<PulumiProject> {
-  const source = mkdtempSync(path.join(base ?? path.join(REPO_ROOT, ".tmp"), "import-"));
+  const parent = base ?? path.join(REPO_ROOT, ".tmp");
+  mkdirSync(parent, { recursive: true });
+  const source = mkdtempSync(path.join(parent, "import-"));
   writeFileSync(path.join(source, "Pulumi.yaml"), pulumiYaml);
   try {
     const project = await PulumiProject.fromDirectory(source, {

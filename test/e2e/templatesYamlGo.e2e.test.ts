@@ -51,6 +51,7 @@ afterAll(async () => {
  * name and description checked; returns the folder.
  */
 async function generate(template: string, name: string, env: Record<string, string> = {}): Promise<string> {
+  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
   const work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "template-"));
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
   const generated = path.join(work, name);

@@ -7,7 +7,7 @@
  * one-line prompt change deploys as the next version.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
@@ -54,6 +54,7 @@ function run(file: string, args: string[], opts: { env?: Record<string, string> 
 const writes = () => writesTo(emu);
 
 test("export --language yaml, up: zero writes, every object in the state, no change; then a prompt edit deploys version n+1", async () => {
+  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
   const work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "export-yaml-"));
   const out = path.join(work, "voice-agents");
   let p: PulumiProject | undefined;

@@ -24,6 +24,7 @@ let dir: string;
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, callSeconds: 0.05 });
   client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
+  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
   dir = mkdtempSync(path.join(REPO_ROOT, ".tmp", "watch-cli-"));
 });
 afterAll(async () => {
