@@ -19,6 +19,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { spawnPulumi, stillAlive } from "./reliability/support";
 import { expectQuiet, PulumiProject, REPO_ROOT, toolchainBin } from "./support/pulumi";
 
+// The temporary folders below are taken in .tmp/, which a fresh clone does not have.
+mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
+
 /**
  * Starts a plugin's Node.js process (`script`: the runner and its arguments) with or without the
  * preload and a compile cache of its own, waits for its port, and ends it as the engine does
