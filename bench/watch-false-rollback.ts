@@ -46,6 +46,8 @@ export interface Simulation {
   windowMinutes?: number;
   /** The sliding window of before (the last N minutes at the whole confidence), for comparison. */
   sliding?: boolean;
+  /** Judgements a minute (default 1): the calls of each minute arrive spread over them, as a watch looking sooner reads them. */
+  looksPerMinute?: number;
   seed?: number;
 }
 
@@ -53,7 +55,7 @@ export interface Simulation {
 export interface Outcome {
   days: number;
   rolledBack: number;
-  /** Minutes from go-live to the pass that rolled back, one per day rolled back. */
+  /** Minutes from go-live to the pass (or look) that rolled back, one per day rolled back. */
   minutesToRollback: number[];
 }
 
@@ -82,8 +84,10 @@ export function simulate(s: Simulation): Outcome {
     let requirements = base;
     let sample = emptySample(scope, requirements, scope.since);
     // The sliding window of before drops each minute's calls as they fall out of it.
-    const held: { created: number; negative: number }[] = [];
-    for (let minute = 1; minute <= s.minutes; minute++) {
+    const held: { created: number; negative: number; count: number }[] = [];
+    const looks = s.looksPerMinute ?? 1;
+    for (let step = looks; step <= s.minutes * looks; step++) {
+      const minute = step / looks;
       const now = since + minute * 60_000;
       // The window this pass judges and its confidence, as src/gitops/watch.ts takes them.
       const window = s.sliding ? { start: now - width, index: 1 } : windowOf(scope, now);
@@ -96,23 +100,26 @@ export function simulate(s: Simulation): Outcome {
         sample = emptySample(scope, requirements, new Date(now).toISOString());
       }
       // The calls begun in the minute before this one (created mid-minute) have ended and been analysed.
-      if (minute >= 2) {
+      if (minute > 1) {
         const created = now - 90_000;
         let negative = 0;
-        for (let i = 0; i < s.perMinute; i++) {
+        // This look's part of the minute's calls.
+        const count =
+          Math.floor((step * s.perMinute) / looks) - Math.floor(((step - 1) * s.perMinute) / looks);
+        for (let i = 0; i < count; i++) {
           const bad = draw() < s.share;
           if (bad) negative++;
           if (window.start === undefined || created >= window.start)
             addCall(sample, requirements, { status: "completed", custom_analysis: bad ? NEGATIVE : NEUTRAL });
         }
-        if (s.sliding) held.push({ created, negative });
+        if (s.sliding) held.push({ created, negative, count });
       }
       const tally = Object.values(sample.tallies)[0];
       while (s.sliding && tally && held.length && (held[0]?.created ?? now) < (window.start ?? 0)) {
-        const gone = held.shift() as { negative: number };
-        tally.measured -= s.perMinute;
+        const gone = held.shift() as { negative: number; count: number };
+        tally.measured -= gone.count;
         tally.matching -= gone.negative;
-        sample.analysed -= s.perMinute;
+        sample.analysed -= gone.count;
       }
       if (judgeSample(sample, requirements, now).verdict === "fail") {
         out.rolledBack += 1;

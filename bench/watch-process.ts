@@ -1,7 +1,8 @@
 /**
  * The watch process of `bench/watch.ts --agents=N` (bench/watch-scale.ts): what
  * `voice-agent-diff --watch --every 60` runs, one pass per message from the bench (the refresh
- * JSON, as the command reads it from its file each pass), with one `WatchMemory` from pass to pass.
+ * JSON, as the command reads it from its file each pass; or a look, as the command takes one while a
+ * version nears a fail), with one `WatchMemory` from pass to pass.
  * Bundled by esbuild and run by plain Node.js, so that its peak memory is the watch's own (no
  * TypeScript compiler in the process). Answers each pass with its requests by kind, the outcomes,
  * the result for one agent the bench follows, and the process's memory.
@@ -40,7 +41,7 @@ if (process.env.BENCH_MEMLOG) {
   }, 1000).unref();
 }
 
-process.on("message", async (m: { refresh: string; follow?: string; gc?: boolean }) => {
+process.on("message", async (m: { refresh: string; follow?: string; gc?: boolean; look?: boolean }) => {
   if (m.gc) {
     // The set the watch holds, once the garbage of the passes is collected (run with --expose-gc).
     (globalThis as { gc?: () => void }).gc?.();
@@ -52,7 +53,10 @@ process.on("message", async (m: { refresh: string; follow?: string; gc?: boolean
     return;
   }
   const started = Date.now();
-  const [report] = await watchStacks([JSON.parse(m.refresh) as PreviewJson], c, { memory });
+  const [report] = await watchStacks([JSON.parse(m.refresh) as PreviewJson], c, {
+    memory,
+    look: m.look === true,
+  });
   const ms = Date.now() - started;
   const outcomes: Record<string, number> = {};
   for (const r of report?.results ?? []) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
@@ -68,6 +72,7 @@ process.on("message", async (m: { refresh: string; follow?: string; gc?: boolean
     heapUsed: process.memoryUsage().heapUsed,
     maxRss: process.resourceUsage().maxRSS * 1024,
     held: memory.calls.size(),
+    nearing: memory.nearing,
     peaks: { ...peaks },
   });
   for (const k of Object.keys(peaks) as (keyof typeof peaks)[]) peaks[k] = 0;

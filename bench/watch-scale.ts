@@ -125,6 +125,8 @@ interface PassAnswer {
   heapUsed: number;
   maxRss: number;
   held: { tracks: number; samples: number; pending: number };
+  /** Versions nearing a fail: the command looks again in a quarter of the period. */
+  nearing: number;
   /** Peaks since the previous answer, sampled every 50 ms: rss, heapTotal, heapUsed, external, arrayBuffers. */
   peaks: Record<"rss" | "heapTotal" | "heapUsed" | "external" | "arrayBuffers", number>;
 }
@@ -173,14 +175,14 @@ function watchProcess(url: string, rate: number) {
     },
     /** The peaks by part over every pass so far. */
     peaks: { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 } as PassAnswer["peaks"],
-    pass(refresh: PreviewJson, follow?: string): Promise<PassAnswer> {
+    pass(refresh: PreviewJson, follow?: string, look = false): Promise<PassAnswer> {
       return new Promise((resolve) => {
         waiting = (a: PassAnswer) => {
           for (const k of Object.keys(this.peaks) as (keyof PassAnswer["peaks"])[])
             this.peaks[k] = Math.max(this.peaks[k], a.peaks[k]);
           resolve(a);
         };
-        child.send({ refresh: JSON.stringify(refresh), ...(follow ? { follow } : {}) });
+        child.send({ refresh: JSON.stringify(refresh), look, ...(follow ? { follow } : {}) });
       });
     },
   };
@@ -243,9 +245,9 @@ export async function watchAtScale(): Promise<void> {
       `watch at scale: ${o.agents} watched agents, ${backlog} calls over ${o.hours} h (each ${shortest}${longest ? `-${longest}` : ""} min, analysed up to ${arg("analysis-minutes", 0)} min after) (placed in ${((Date.now() - t0) / 1000).toFixed(1)} s), ` +
         `time / ${o.scale}, rate limit ${LIMIT} a minute enforced`,
     );
-    const pass = async (follow?: string) => {
+    const pass = async (follow?: string, look = false) => {
       await control.clearRequests();
-      const a = await watcher.pass(refreshOf(versions), follow);
+      const a = await watcher.pass(refreshOf(versions), follow, look);
       const l = await logged();
       return {
         a,
@@ -331,6 +333,7 @@ export async function watchAtScale(): Promise<void> {
 
     // 3. A bad version among the N: the time to the previous version back live.
     const times: number[] = [];
+    const looks: { requests: number; seconds: number; r429: number }[] = [];
     for (let trial = 1; trial <= o.trials; trial++) {
       const agentId = ids[trial * 7] as string;
       const draft = await deployer.agents.patch(agentId, { system_prompt: `## Agent Purpose\nbad ${trial}` });
@@ -356,15 +359,27 @@ export async function watchAtScale(): Promise<void> {
       })();
       await sleep(Math.random() * minute);
       let rolled: number | undefined;
-      for (let n = 0; n < 30 && rolled === undefined; n++) {
-        const next = Date.now() + minute;
-        const p = await pass(agentId);
+      // A pass a minute; while the version nears a fail, a look (the calls only) each quarter of
+      // it, as `--every 60` schedules them.
+      let untilPass = 0;
+      for (let n = 0; n < 30 && rolled === undefined; ) {
+        const look = untilPass > 0;
+        if (!look) {
+          untilPass = minute;
+          n++;
+        }
+        const started = Date.now();
+        const p = await pass(agentId, look);
         last = p.a;
-        steady.push({ requests: p.requests, seconds: p.seconds, r429: p.r429 });
+        (look ? looks : steady).push({ requests: p.requests, seconds: p.seconds, r429: p.r429 });
         const r = p.a.followed;
-        if (r?.outcome === "rolled_back" && r.at)
+        if (r?.outcome === "rolled_back" && r.at) {
           rolled = ((Date.parse(r.at) - Date.parse(live.at)) / 1000) * o.scale;
-        else await sleep(Math.max(0, next - Date.now()));
+          break;
+        }
+        const wait = p.a.nearing > 0 ? Math.min(untilPass, minute / 4) : untilPass;
+        untilPass -= wait;
+        await sleep(Math.max(0, started + wait - Date.now()));
       }
       done = true;
       await callers;
@@ -375,7 +390,8 @@ export async function watchAtScale(): Promise<void> {
     const sorted = [...times].sort((a, b) => a - b);
     console.log(
       `3. a bad version among ${o.agents} (40% negative against 20%, 30 calls a minute of 1 minute): time to the previous version back live ` +
-        `median ${median(times).toFixed(0)} s (min ${sorted[0]?.toFixed(0)}, max ${sorted.at(-1)?.toFixed(0)}) over ${times.length} trials`,
+        `median ${median(times).toFixed(0)} s (min ${sorted[0]?.toFixed(0)}, max ${sorted.at(-1)?.toFixed(0)}) over ${times.length} trials [${times.map((t) => t.toFixed(0)).join(", ")}]; ` +
+        `${looks.length} looks between passes (requests each: median ${median(looks.map((x) => x.requests))}, max ${Math.max(0, ...looks.map((x) => x.requests))}; answered 429: ${looks.reduce((a, x) => a + x.r429, 0)})`,
     );
     stop = true;
     await traffic;

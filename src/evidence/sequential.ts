@@ -74,6 +74,16 @@ export function sequentialVerdict(
 }
 
 /**
+ * How far the evidence that the share of `k` in `n` is above `atMost` has gone toward a `fail` at
+ * `confidence`: ln M over the threshold ln(1/(1 - confidence)), 1 or more being a `fail` (0 or less:
+ * none). The watch looks again sooner at a version past half way: a confidence sequence holds over
+ * every look, so looking more often costs no error, only requests.
+ */
+export function towardFail(k: number, n: number, atMost: number, confidence: number): number {
+  return logEvidence(k, n, atMost, "above") / Math.log(1 / (1 - confidence));
+}
+
+/**
  * The confidence sequence at `k` of `n`: the shares neither side rules out at `confidence`,
  * `{ low, high }` (to 1e-4). `fail` for a bound below `low`, `pass` for one above `high`. With `n` 0
  * it is the whole `{ low: 0, high: 1 }`.

@@ -18,6 +18,7 @@ import { assertSecretsHidden, nameOf } from "./preview";
 import { findReusedVersions, parsePreview, recordedReuse, renderReport } from "./report";
 import {
   boundWatchHeap,
+  LOOKS_PER_PERIOD,
   NOTHING_SAFE_EXIT,
   newWatchMemory,
   ROLLED_BACK_EXIT,
@@ -283,8 +284,13 @@ async function watch(
   // What earlier passes read: published versions' groups (frozen), the live pointers and their
   // rows, the settled calls' tallies and the calls still to settle.
   const memory = newWatchMemory();
+  // Seconds left until the next pass; while a version nears a `fail`, looks (the calls only) fill
+  // the period, one each quarter of it (a confidence sequence holds over every look).
+  let untilPass = 0;
   try {
     for (let pass = 0; ; pass++) {
+      const look = untilPass > 0;
+      if (!look) untilPass = every ?? 0;
       // stdin (read once), or the files given (folders listed again at every pass).
       const sources: { source: string; text: () => string }[] =
         args.files.length === 0
@@ -299,6 +305,7 @@ async function watch(
           `voice-agent-diff: pass skipped: no refresh file (*.json) in ${args.files.join(", ")}\n`,
         );
         last = INCOMPLETE_EXIT;
+        untilPass = 0;
         if (stopped || !(await pause(every, stop.signal))) break;
         continue;
       }
@@ -328,7 +335,7 @@ async function watch(
       }
       let reports: WatchReport[] = [];
       if (refreshes.length > 0) {
-        reports = await watchStacks(refreshes, client, { dryRun: args["dry-run"] === true, memory });
+        reports = await watchStacks(refreshes, client, { dryRun: args["dry-run"] === true, memory, look });
         const several = sources.length > 1;
         if (several && args.title !== undefined) process.stdout.write(`## ${args.title}\n\n`);
         for (const report of reports)
@@ -358,7 +365,10 @@ async function watch(
             : 0;
       if (last === ROLLED_BACK_EXIT) rolledBack = true;
       if (last === NOTHING_SAFE_EXIT) nothingSafe = true;
-      if (every === undefined || stopped || !(await pause(every, stop.signal))) break;
+      if (every === undefined || stopped) break;
+      const wait = memory.nearing > 0 ? Math.min(untilPass, every / LOOKS_PER_PERIOD) : untilPass;
+      untilPass -= wait;
+      if (!(await pause(wait, stop.signal))) break;
     }
   } finally {
     process.off("SIGINT", onSignal);

@@ -48,6 +48,7 @@ import {
   type Requirement,
   shareInterval,
   tallyKey,
+  towardFail,
   type Verdict,
   windowConfidence,
   windowOf,
@@ -85,6 +86,15 @@ export { INCOMPLETE_EXIT };
 
 /** Items of the calls listing one pass reads at most (every watched version's window together). */
 const MAX_CALLS = 2_000_000;
+
+/**
+ * Pages of the agents listing (100 agents each) one pass of a watch that holds what it read
+ * (`--every`) reads at most: a longer listing is read across passes, each going on where the last
+ * one stopped (at 5,000 agents, half the listing a pass). An agent not on this pass's pages keeps
+ * the pointer a pass read less than a round of the listing ago; one whose watched versions changed
+ * since (a deploy of its stack) has its deploy history read at once.
+ */
+export const AGENT_PAGES_PER_PASS = 25;
 
 /** What the watch concluded for one watched AgentVersion. */
 export type WatchOutcome =
@@ -193,13 +203,45 @@ export interface WatchOptions {
    * still pending. Without it, a pass reads everything afresh (and keeps nothing).
    */
   memory?: WatchMemory;
+  /** With `memory`: pages of the agents listing a pass reads at most. Default {@link AGENT_PAGES_PER_PASS}. */
+  agentPagesPerPass?: number;
+  /**
+   * With `memory`, after a pass: a look between passes, at a version nearing a `fail`
+   * (`WatchMemory.nearing`): the calls only (new, and those still to settle), each agent's live
+   * pointer as the last pass read it (a rollback still reads the deploy history right before it acts).
+   */
+  look?: boolean;
 }
 
-/** An agent's live pointer as the agents listing last showed it, with the row that put it there. */
+/**
+ * How far toward a `fail` a version's evidence must have gone (`towardFail`) for the watch to look
+ * again sooner ({@link WatchMemory.nearing}).
+ */
+export const NEAR_FAIL = 0.5;
+/** Looks a `--every` watch takes between two passes while a version nears a `fail`: one each quarter of the period. */
+export const LOOKS_PER_PERIOD = 4;
+
+/** An agent's live pointer as the agents listing (or its deploy history) last showed it, with the row that put it there. */
 interface Pointer {
   live: number | null;
   /** The deploy history's newest row when it was read for this pointer (undefined: the history is empty). */
   row: ActivationRowT | undefined;
+  /** The pass (`WatchMemory.agents.pass`) that read it; undefined: read again before it is trusted. */
+  pass?: number;
+  /** The agent's watched versions then (a deploy of its stack changes them: the pointer is read again). */
+  watched?: string;
+}
+
+/** Where the agents listing stands for a watch that reads it across passes ({@link AGENT_PAGES_PER_PASS}). */
+interface AgentsListing {
+  /** Passes so far. */
+  pass: number;
+  /** The cursor the next pass goes on from (undefined: the top). */
+  next: string | undefined;
+  /** Pages of a whole listing, as last counted (undefined before one was read whole). */
+  pages: number | undefined;
+  /** Pages read since the top, across passes. */
+  sinceTop: number;
 }
 
 /** What a watch holds from pass to pass (see {@link WatchOptions.memory}). */
@@ -208,10 +250,18 @@ export interface WatchMemory {
   attached: Map<string, readonly string[]>;
   /** Per agent: its live pointer and the row that put it live, as last read. */
   pointers: Map<string, Pointer>;
+  /** Where the agents listing stands, pass to pass. */
+  agents: AgentsListing;
   /** The calls: tallies of settled ones per window, those still to settle, where the listing stood. */
   calls: CallMemory;
   /** Requests the last pass sent, by kind (the bench reads it). */
   last: { agentPages: number; historyReads: number; callPages: number; callReads: number };
+  /**
+   * Live watched versions the last pass (or look) left inconclusive with their evidence past
+   * {@link NEAR_FAIL} of the way to a `fail`: while there are any, a `--every` watch looks again
+   * sooner ({@link LOOKS_PER_PERIOD}).
+   */
+  nearing: number;
 }
 
 /**
@@ -243,8 +293,10 @@ export function newWatchMemory(attached = new Map<string, readonly string[]>()):
   return {
     attached,
     pointers: new Map(),
+    agents: { pass: 0, next: undefined, pages: undefined, sinceTop: 0 },
     calls: new CallMemory(),
     last: { agentPages: 0, historyReads: 0, callPages: 0, callReads: 0 },
+    nearing: 0,
   };
 }
 
@@ -652,6 +704,64 @@ function superseded(base: WatchResult, newest: ActivationRowT | undefined): Watc
   };
 }
 
+/** Whether a rate of `l` judged by the confidence sequence is past {@link NEAR_FAIL} of the way to a `fail`. */
+function nearsFail(l: Live): boolean {
+  return l.requirements.some((r) => {
+    if (!("atMost" in r) || r.sequential !== true || r.confidence === undefined) return false;
+    const t = l.sample.tallies[tallyKey(r)];
+    return (
+      t !== undefined &&
+      t.measured > 0 &&
+      towardFail(t.matching, t.measured, r.atMost, r.confidence) >= NEAR_FAIL
+    );
+  });
+}
+
+/**
+ * The next `budget` pages of the agents listing, going on where the last pass stopped and round to
+ * the top at its end (never a page twice in one pass); the pointers of the watched agents on them
+ * into `pointers`. A held cursor the service refuses (`invalid_cursor`) starts again from the top.
+ */
+async function agentsAcross(
+  c: VoiceAgentClient,
+  agentIds: ReadonlySet<string>,
+  pointers: Map<string, number | null>,
+  memory: WatchMemory,
+  budget: number,
+): Promise<void> {
+  const place = memory.agents;
+  let cursor = place.next;
+  const fromTop = cursor === undefined;
+  const seen = new Set<string>();
+  for (let read = 0; read < budget; read++) {
+    if (cursor === undefined) place.sinceTop = 0;
+    let page: Awaited<ReturnType<VoiceAgentClient["agents"]["listPage"]>>;
+    try {
+      memory.last.agentPages++;
+      page = await c.agents.listPage({ limit: 100, ...(cursor !== undefined ? { cursor } : {}) });
+    } catch (err) {
+      if (cursor === undefined || !(err instanceof ApiError) || err.code !== "invalid_cursor") throw err;
+      cursor = undefined; // once: a pass without a cursor cannot be refused so
+      read--;
+      continue;
+    }
+    place.sinceTop++;
+    let again = false;
+    for (const a of page.data) {
+      if (seen.has(a.id)) again = true;
+      seen.add(a.id);
+      if (agentIds.has(a.id)) pointers.set(a.id, a.live_version);
+    }
+    if (!page.has_more || !page.next_cursor) {
+      place.pages = place.sinceTop;
+      cursor = undefined;
+      if (fromTop) break; // the whole listing in this pass
+    } else cursor = page.next_cursor;
+    if (again) break; // round to where this pass began
+  }
+  place.next = cursor;
+}
+
 /**
  * One pass of the watch over the AgentVersions `refresh` lists: judges each watched version this
  * stack put live, rolls back those whose bounds are exceeded with confidence (unless `dryRun`).
@@ -685,46 +795,86 @@ export async function watchStacks(
   const memory = opts.memory ?? newWatchMemory(opts.attached);
   const attached = opts.attached ?? memory.attached;
   memory.last = { agentPages: 0, historyReads: 0, callPages: 0, callReads: 0 };
+  memory.nearing = 0;
   const stacks = refreshes.map((refresh) => ({ refresh, ...watchedOf(refresh), live: [] as Live[] }));
   const agentIds = new Set(stacks.flatMap((s) => s.watched.map((w) => w.agentId)));
   const watchedVersions = new Map<string, Set<number>>();
   for (const w of stacks.flatMap((s) => s.watched))
     watchedVersions.set(w.agentId, (watchedVersions.get(w.agentId) ?? new Set()).add(w.version));
-  // 1. The live pointers: the agents listing, until every watched agent is found.
+  // 1. The live pointers: the agents listing, until every watched agent is found; with a memory
+  // and a listing longer than a pass's pages, the next pages of it (see AGENT_PAGES_PER_PASS).
   const pointers = new Map<string, number | null>();
+  const place = memory.agents;
+  // A look reads no agents page: every pointer as the last pass read it.
+  const look = opts.look === true && opts.memory !== undefined && place.pass > 0;
+  const budget = look ? 0 : (opts.agentPagesPerPass ?? AGENT_PAGES_PER_PASS);
+  const pass = look ? place.pass : ++place.pass;
+  const across = look || (opts.memory !== undefined && place.pages !== undefined && place.pages > budget);
   let listingError: Error | undefined;
   if (agentIds.size > 0) {
     try {
-      for await (const page of c.agents.list({ limit: 100 }).pages()) {
-        memory.last.agentPages++;
-        for (const a of page.data) if (agentIds.has(a.id)) pointers.set(a.id, a.live_version);
-        if (pointers.size === agentIds.size) break;
+      if (across) await agentsAcross(c, agentIds, pointers, memory, budget);
+      else {
+        let pages = 0;
+        for await (const page of c.agents.list({ limit: 100 }).pages()) {
+          pages++;
+          memory.last.agentPages++;
+          for (const a of page.data) if (agentIds.has(a.id)) pointers.set(a.id, a.live_version);
+          if (pointers.size === agentIds.size) break;
+        }
+        Object.assign(place, { next: undefined, pages, sinceTop: 0 });
       }
     } catch (err) {
       listingError = err as Error;
     }
   }
+  // A pointer read less than a round of the listing ago stands for an agent not on this pass's pages.
+  const round = look ? Number.POSITIVE_INFINITY : Math.ceil((place.pages ?? 0) / budget) + 1;
+  const watchedKey = (agentId: string) => [...(watchedVersions.get(agentId) ?? [])].sort().join(",");
   // 2. The newest row of each agent whose pointer moved (or was never read).
   const rows = new Map<string, ActivationRowT | undefined | Error>();
   if (!listingError) {
     await inBatches([...agentIds], async (agentId) => {
-      if (!pointers.has(agentId)) return;
-      const live = pointers.get(agentId) ?? null;
+      const watched = watchedKey(agentId);
       const held = memory.pointers.get(agentId);
+      if (!pointers.has(agentId)) {
+        if (!across) return; // not in the whole listing: reported below
+        if (held?.pass !== undefined && held.watched === watched && pass - held.pass <= round) {
+          pointers.set(agentId, held.live);
+          rows.set(agentId, held.row);
+          return;
+        }
+        // Not on this pass's pages, and its stack changed what is watched on it (or it was never
+        // read): the newest row of its deploy history says which version is live.
+        try {
+          memory.last.historyReads++;
+          const row = await newestRow(c, agentId);
+          const live = row?.version ?? null;
+          pointers.set(agentId, live);
+          rows.set(agentId, row);
+          memory.pointers.set(agentId, { live, row, pass, watched });
+        } catch (err) {
+          pointers.set(agentId, null);
+          rows.set(agentId, err as Error);
+        }
+        return;
+      }
+      const live = pointers.get(agentId) ?? null;
       if (held && held.live === live && (held.row?.version ?? null) === live) {
         rows.set(agentId, held.row);
+        memory.pointers.set(agentId, { ...held, pass, watched });
         return;
       }
       // A pointer at none of the versions watched on this agent: nothing to judge, nothing read.
       if (!watchedVersions.get(agentId)?.has(live as number)) {
-        memory.pointers.set(agentId, { live, row: undefined }); // read afresh once it comes back
+        memory.pointers.set(agentId, { live, row: undefined, pass, watched }); // read afresh once it comes back
         return;
       }
       try {
         memory.last.historyReads++;
         const row = await newestRow(c, agentId);
         rows.set(agentId, row);
-        memory.pointers.set(agentId, { live, row });
+        memory.pointers.set(agentId, { live, row, pass, watched });
       } catch (err) {
         rows.set(agentId, err as Error);
       }
@@ -841,7 +991,9 @@ export async function watchStacks(
       }
       l.sample = memory.calls.sampleOf(l.track, l.requirements, now, new Date(now).toISOString());
       try {
-        s.results.push(await judgeOne(c, l, now, dryRun, attached, memory));
+        const result = await judgeOne(c, l, now, dryRun, attached, memory);
+        s.results.push(result);
+        if (result.outcome === "inconclusive" && nearsFail(l)) memory.nearing++;
       } catch (err) {
         s.results.push({
           ...bare(l, "error", "not judged"),

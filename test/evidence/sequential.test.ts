@@ -13,6 +13,7 @@ import {
   emptySample,
   judgeSample,
   sequentialVerdict,
+  towardFail,
   windowConfidence,
   windowOf,
 } from "../../src/evidence";
@@ -27,6 +28,37 @@ describe("the watch's confidence sequence", () => {
     const bad = simulate({ days: 50, minutes: 30, perMinute: 30, bound: 0.2, share: 0.4, seed: 7 });
     expect(bad.rolledBack).toBe(50);
     expect(Math.max(...bad.minutesToRollback)).toBeLessThanOrEqual(10);
+  });
+
+  test("looking four times a minute (a watch nearing a fail looks sooner): still at most 5% of days at the bound, and no later at twice it", () => {
+    const even = simulate({
+      days: 100,
+      minutes: 120,
+      perMinute: 30,
+      bound: 0.2,
+      share: 0.2,
+      seed: 7,
+      looksPerMinute: 4,
+    });
+    expect(even.rolledBack).toBeLessThanOrEqual(5);
+    const bad = { days: 50, minutes: 30, perMinute: 30, bound: 0.2, share: 0.4, seed: 7 };
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const once = simulate(bad);
+    const four = simulate({ ...bad, looksPerMinute: 4 });
+    expect(four.rolledBack).toBe(50);
+    // Here the calls of a minute all arrive by its pass, so a pass a minute loses no time to its
+    // phase; what looking sooner saves against a pass at a random phase, bench/watch.ts measures.
+    expect(mean(four.minutesToRollback)).toBeLessThan(mean(once.minutesToRollback));
+  }, 60_000);
+
+  test("towardFail: 1 or more exactly where the verdict is fail; what the watch calls nearing is half way", () => {
+    for (const n of [10, 20, 30, 40, 100])
+      for (let k = 0; k <= n; k++)
+        expect(towardFail(k, n, 0.2, 0.95) >= 1).toBe(sequentialVerdict(k, n, 0.2, 0.95) === "fail");
+    // 12 negative of 30 against 20 %: inconclusive, past half way; 8 of 30: not.
+    expect(sequentialVerdict(12, 30, 0.2, 0.95)).toBe("inconclusive");
+    expect(towardFail(12, 30, 0.2, 0.95)).toBeGreaterThan(0.5);
+    expect(towardFail(8, 30, 0.2, 0.95)).toBeLessThan(0.5);
   });
 
   test("windowMinutes: back-to-back windows with the budget split hold the promise; a sliding window did not", () => {

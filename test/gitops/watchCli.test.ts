@@ -169,6 +169,36 @@ test("--every: a pass again and again, the file read anew, until SIGTERM; exit 6
   expect((await client.agents.get(healthy)).live_version).toBe(1);
 });
 
+test("--every: while a version nears a fail, a look each quarter of the period (the calls only); the passes keep their period", async () => {
+  const near = await watchedAgent("CLI near", 30, 12); // 40 % against 20 %: inconclusive, past half way
+  const file = refreshFile("near.json", [near]);
+  await clearRequestLog(emu);
+  const started = Date.now();
+  const child = spawn(process.execPath, [CLI, "--watch", "--every", "2", file], { env: env() });
+  let stdout = "";
+  child.stdout.on("data", (d) => {
+    stdout += d;
+  });
+  const reports = () => stdout.split("### Voice agents: watch").length - 1;
+  for (let i = 0; i < 200 && reports() < 6; i++) await sleep(50);
+  const took = Date.now() - started;
+  const code = await new Promise<number | null>((resolve) => {
+    child.on("exit", (c) => resolve(c));
+    child.kill("SIGTERM");
+  });
+  expect(code).toBe(0);
+  expect(reports()).toBeGreaterThanOrEqual(6);
+  // A pass every 2 s reads the agents listing; the looks between (every 0.5 s) only the calls.
+  const log = (await requestLog(emu)).filter((e) => e.method === "GET");
+  const agentPages = log.filter((e) => /^\/v1\/agents(\?|$)/.test(e.path)).length;
+  const callPages = log.filter((e) => /^\/v1\/calls(\?|$)/.test(e.path)).length;
+  expect(took).toBeLessThan(6000);
+  expect(agentPages).toBeLessThanOrEqual(Math.ceil(took / 2000) + 1);
+  expect(callPages).toBeGreaterThanOrEqual(6);
+  expect(stdout).toContain("#### · AgentVersion `live-0`: inconclusive");
+  expect((await client.agents.get(near)).live_version).toBe(1);
+});
+
 test("--every: a refresh file caught empty or half-written skips that pass (said on stderr) and keeps an earlier exit 6", async () => {
   const bad = await watchedAgent("CLI rewritten", 30, 20);
   const file = refreshFile("rewritten.json", [bad]);

@@ -68,10 +68,11 @@ function refreshOf(stack: string, versions: { agentId: string; version: number }
   };
 }
 
-/** `count` inbound calls to the agent's live version, `negative` of them negative; waits until all are analysed. */
-async function calls(agentId: string, count: number, negative: number) {
+/** `count` inbound calls to the agent's live version (or `version`), `negative` of them negative; waits until all are analysed. */
+async function calls(agentId: string, count: number, negative: number, version?: number) {
   await traffic(emu, {
     agent_id: agentId,
+    ...(version !== undefined ? { version } : {}),
     count,
     origin: "inbound",
     mix: [{ share: negative / count, analysis: NEGATIVE }],
@@ -141,6 +142,103 @@ describe("a watch that holds what it read", () => {
     await clearRequestLog(emu);
     await watchStacks([refresh], client, { memory });
     expect((await requests()).history).toBe(0);
+  });
+
+  test("a listing longer than a pass's pages is read across passes: a page a pass, pointers kept for a round, a deploy of the stack read at once", async () => {
+    // 250 agents: three pages of the listing; a pass may read one (agentPagesPerPass: 1).
+    const made = await emu.control.createAgents("default", { count: 250, versions: 3, live_version: 1 });
+    const ids = made.agents.map((a) => a.id);
+    const listing = await client.agents.list({ limit: 100 }).toArray();
+    const pageOf = (id: string) => Math.floor(listing.findIndex((a) => a.id === id) / 100) + 1;
+    const [a, b, c] = [0, 1, 2].map((p) => ids.find((id) => pageOf(id) === p + 1) as string);
+    const watched = [a, b, c].map((agentId) => ({ agentId: agentId as string, version: 1 }));
+    const memory = newWatchMemory();
+    const opts = { memory, agentPagesPerPass: 1 };
+    const agentPaths = async () =>
+      (await requestLog(emu))
+        .filter((e) => e.method === "GET" && /^\/v1\/agents(\?|$)/.test(e.path))
+        .map((e) => e.path);
+
+    // The first pass reads the listing whole (down to the last watched agent) and each history once.
+    await clearRequestLog(emu);
+    let [r] = await watchStacks([refreshOf("prod", watched)], client, opts);
+    expect(await requests()).toMatchObject({ agentPages: 3, history: 3 });
+    expect(r?.results.map((x) => x.outcome)).toEqual(["inconclusive", "inconclusive", "inconclusive"]);
+
+    // Then a page a pass, going on where the last stopped, round to the top: every agent's pointer
+    // read once in three passes, no history read.
+    const cursors: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      await clearRequestLog(emu);
+      [r] = await watchStacks([refreshOf("prod", watched)], client, opts);
+      expect(await requests()).toMatchObject({ agentPages: 1, history: 0 });
+      cursors.push(((await agentPaths())[0] as string).includes("cursor="));
+      expect(r?.results.map((x) => x.outcome)).toEqual(["inconclusive", "inconclusive", "inconclusive"]);
+    }
+    expect(cursors).toEqual([false, true, true, false]);
+
+    // A pointer moved in the dashboard (c, on the third page) shows when its page comes round:
+    // within a round of passes, and without a history read.
+    await client.versions.activate(c as string, 0);
+    const seenAt: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await clearRequestLog(emu);
+      [r] = await watchStacks([refreshOf("prod", watched)], client, opts);
+      expect(await requests()).toMatchObject({ agentPages: 1, history: 0 });
+      seenAt.push(r?.results[2]?.outcome as string);
+    }
+    expect(seenAt).toContain("not_live");
+    expect(seenAt.at(-1)).toBe("not_live");
+    expect(r?.results[2]?.action).toContain("version 0 is live");
+
+    // A deploy of the stack puts version 2 of `a` live: the next pass reads a's history at once,
+    // whichever page it reads, and judges version 2 from its row.
+    await client.versions.activate(a as string, 2);
+    const deployed = [{ agentId: a as string, version: 2 }, ...watched.slice(1)];
+    await clearRequestLog(emu);
+    [r] = await watchStacks([refreshOf("prod", deployed)], client, opts);
+    expect(await requests()).toMatchObject({ agentPages: 1, history: 1 });
+    expect(r?.results[0]).toMatchObject({ outcome: "inconclusive", version: 2 });
+
+    // A held cursor the service refuses (here one of another list): from the top again, no pass lost.
+    memory.agents.next = (await client.calls.listPage({ limit: 1 })).next_cursor ?? "not-a-cursor";
+    await clearRequestLog(emu);
+    [r] = await watchStacks([refreshOf("prod", deployed)], client, opts);
+    const paths = await agentPaths();
+    expect(paths).toHaveLength(2);
+    expect(paths[1]).not.toContain("cursor=");
+    expect(r?.results.map((x) => x.outcome)).toEqual(["inconclusive", "inconclusive", "not_live"]);
+  });
+
+  test("a version nearing a fail is looked at between passes: the calls only, the pointers as the pass read them; a look rolls back, or leaves a deploy that moved the pointer to win", async () => {
+    const [near, calm, moved] = await agents(3, "Looked");
+    await calls((near as { agentId: string }).agentId, 30, 12); // 40 % against 20 %: past half way
+    await calls((calm as { agentId: string }).agentId, 30, 3);
+    await calls((moved as { agentId: string }).agentId, 30, 12);
+    const memory = newWatchMemory();
+    const refresh = refreshOf("prod", [near, calm, moved] as { agentId: string; version: number }[]);
+    let [r] = await watchStacks([refresh], client, { memory });
+    expect(r?.results.map((x) => x.outcome)).toEqual(["inconclusive", "inconclusive", "inconclusive"]);
+    expect(memory.nearing).toBe(2);
+
+    // A deploy moves `moved` to version 0 after the pass: the look does not see it (no agents page).
+    await client.versions.activate((moved as { agentId: string }).agentId, 0);
+    await calls((near as { agentId: string }).agentId, 10, 6);
+    await calls((moved as { agentId: string }).agentId, 10, 6, 1); // calls placed on version 1 itself
+    await clearRequestLog(emu);
+    [r] = await watchStacks([refresh], client, { memory, look: true });
+    const sent = await requests();
+    expect(sent.agentPages).toBe(0);
+    expect(sent.callPages).toBeGreaterThanOrEqual(1);
+    expect(r?.results[0]).toMatchObject({ outcome: "rolled_back", target: 0 });
+    expect((await client.agents.get((near as { agentId: string }).agentId)).live_version).toBe(0);
+    // The look judged `moved` on the pointer the pass read, and found it failing: the history read
+    // right before the rollback shows the deploy, which wins. The next pass reports it not live.
+    expect(r?.results[2]).toMatchObject({ outcome: "superseded" });
+    expect((await client.agents.get((moved as { agentId: string }).agentId)).live_version).toBe(0);
+    [r] = await watchStacks([refresh], client, { memory });
+    expect(r?.results[2]).toMatchObject({ outcome: "not_live" });
+    expect(memory.nearing).toBe(0);
   });
 
   test("one watch for two stacks: one agents listing and one calls listing, a report per stack", async () => {
