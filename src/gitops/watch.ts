@@ -810,11 +810,15 @@ export async function watchStacks(
   const budget = look ? 0 : (opts.agentPagesPerPass ?? AGENT_PAGES_PER_PASS);
   const pass = look ? place.pass : ++place.pass;
   const across = look || (opts.memory !== undefined && place.pages !== undefined && place.pages > budget);
+  // Fewer watched agents than a pass's pages: each one's newest history row is the cheaper read.
+  const byHistory = across && !look && agentIds.size < budget;
   let listingError: Error | undefined;
   if (agentIds.size > 0) {
     try {
-      if (across) await agentsAcross(c, agentIds, pointers, memory, budget);
-      else {
+      if (across) {
+        // With fewer watched agents than a pass's pages, no page: step 2 reads their histories.
+        if (!byHistory) await agentsAcross(c, agentIds, pointers, memory, budget);
+      } else {
         let pages = 0;
         for await (const page of c.agents.list({ limit: 100 }).pages()) {
           pages++;
@@ -839,7 +843,7 @@ export async function watchStacks(
       const held = memory.pointers.get(agentId);
       if (!pointers.has(agentId)) {
         if (!across) return; // not in the whole listing: reported below
-        if (held?.pass !== undefined && held.watched === watched && pass - held.pass <= round) {
+        if (!byHistory && held?.pass !== undefined && held.watched === watched && pass - held.pass <= round) {
           pointers.set(agentId, held.live);
           rows.set(agentId, held.row);
           return;

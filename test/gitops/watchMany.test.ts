@@ -210,6 +210,29 @@ describe("a watch that holds what it read", () => {
     expect(r?.results.map((x) => x.outcome)).toEqual(["inconclusive", "inconclusive", "not_live"]);
   });
 
+  test("fewer watched agents than a pass's pages in a longer listing: each one's newest history row a pass, no agents page", async () => {
+    const made = await emu.control.createAgents("default", { count: 250, versions: 2, live_version: 1 });
+    const listing = await client.agents.list({ limit: 100 }).toArray();
+    const last = listing[listing.length - 1]?.id as string;
+    expect(made.agents.map((a) => a.id)).toContain(last);
+    const memory = newWatchMemory();
+    const opts = { memory, agentPagesPerPass: 2 };
+    const refresh = refreshOf("prod", [{ agentId: last, version: 1 }]);
+    await clearRequestLog(emu);
+    await watchStacks([refresh], client, opts);
+    expect(await requests()).toMatchObject({ agentPages: 3, history: 1 }); // whole, down to it
+    await clearRequestLog(emu);
+    let [r] = await watchStacks([refresh], client, opts);
+    expect(await requests()).toMatchObject({ agentPages: 0, history: 1 });
+    expect(r?.results[0]?.outcome).toBe("inconclusive");
+    // A pointer moved in the dashboard shows at the next pass.
+    await client.versions.activate(last, 0);
+    await clearRequestLog(emu);
+    [r] = await watchStacks([refresh], client, opts);
+    expect(await requests()).toMatchObject({ agentPages: 0, history: 1 });
+    expect(r?.results[0]).toMatchObject({ outcome: "not_live" });
+  });
+
   test("a version nearing a fail is looked at between passes: the calls only, the pointers as the pass read them; a look rolls back, or leaves a deploy that moved the pointer to win", async () => {
     const [near, calm, moved] = await agents(3, "Looked");
     await calls((near as { agentId: string }).agentId, 30, 12); // 40 % against 20 %: past half way
