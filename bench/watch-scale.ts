@@ -263,7 +263,7 @@ export async function watchAtScale(): Promise<void> {
     const l = first.a.last;
     console.log(
       `1. first pass: ${first.requests} requests (${l.agentPages} agents pages, ${l.historyReads} history reads, ` +
-        `${l.callPages} calls pages, ${l.callReads} call reads, ${first.requests - first.counted} others: group checks), ${(first.seconds / 60).toFixed(1)} min, ${first.r429} answered 429; ` +
+        `${l.callPages} calls pages, ${l.callReads} call reads, ${first.requests - first.counted} others: group checks, requests sent again after a 429), ${(first.seconds / 60).toFixed(1)} min, ${first.r429} answered 429; ` +
         `outcomes ${Object.entries(first.a.outcomes)
           .map(([k, v]) => `${v} ${k}`)
           .join(", ")}; the watch process's peak RSS ${mb(first.a.maxRss)} (${parts(first.a.peaks)})`,
