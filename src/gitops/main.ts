@@ -89,8 +89,10 @@ gives per watched version its calls, each rate with its interval, the verdict an
 Several refresh files (or a folder of them: its *.json files, listed again at every pass), one per
 stack of the same workspace, are watched together: one agents listing and one calls listing serve
 them all, and the report has a section per stack. With --every, a pass reads only what changed:
-the agents listing, the deploy history of an agent whose live version moved, and the calls newer
-than the last pass's plus those still running or awaiting their analysis.
+the agents listing (past 25 pages, 25 a pass, going on where the last pass stopped), the deploy
+history of an agent whose live version moved, and the calls newer than the last pass's plus those
+still running or awaiting their analysis; while a version's evidence is past half way to a fail,
+a look (the calls only, a report of its own) each quarter of the period between passes.
 
 Options:
   --title TEXT   the report's heading (default "Voice agents: preview"; with --drift,
@@ -108,11 +110,12 @@ Options:
   --watch        read refresh.json (or several, or a folder of them) and judge each watched live
                  version's calls (see above); always asks the service
   --dry-run      with --watch: say what it would do, change nothing
-  --json FILE    with --watch: also write the pass as JSON to FILE (rewritten at every pass;
+  --json FILE    with --watch: also write the pass as JSON to FILE (rewritten at every pass and look;
                  with several stacks, {at, dryRun, stacks: [one report per stack]})
   --every SECONDS
                  with --watch: run a pass every SECONDS until stopped (SIGINT, SIGTERM), reading
-                 refresh.json again before each pass (stdin is read once)
+                 refresh.json again before each pass (stdin is read once); looks between passes
+                 while a version nears a fail
 ${stackHelp(12)}  -h, --help     show this help and exit
 
 Environment:
