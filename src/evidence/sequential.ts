@@ -75,9 +75,11 @@ export function sequentialVerdict(
 
 /**
  * How far the evidence that the share of `k` in `n` is above `atMost` has gone toward a `fail` at
- * `confidence`: ln M over the threshold ln(1/(1 - confidence)), 1 or more being a `fail` (0 or less:
- * none). The watch looks again sooner at a version past half way: a confidence sequence holds over
- * every look, so looking more often costs no error, only requests.
+ * `confidence`: ln M over the threshold ln(1/(1 - confidence)), 1 or more being a `fail` (given
+ * enough measured calls; 0 or less: none). The watch looks again sooner at a version past half way:
+ * by Ville's inequality the chance that M ever reaches the threshold is at most 1 - confidence
+ * whatever the looks, however chosen, so looking more often cannot take the error past that bound;
+ * it costs requests.
  */
 export function towardFail(k: number, n: number, atMost: number, confidence: number): number {
   return logEvidence(k, n, atMost, "above") / Math.log(1 / (1 - confidence));

@@ -369,7 +369,8 @@ async function watch(
       if (last === ROLLED_BACK_EXIT) rolledBack = true;
       if (last === NOTHING_SAFE_EXIT) nothingSafe = true;
       if (every === undefined || stopped) break;
-      const wait = memory.nearing > 0 ? Math.min(untilPass, every / LOOKS_PER_PERIOD) : untilPass;
+      const soon = refreshes.length > 0 && memory.nearing > 0;
+      const wait = soon ? Math.min(untilPass, every / LOOKS_PER_PERIOD) : untilPass;
       untilPass -= wait;
       if (!(await pause(wait, stop.signal))) break;
     }

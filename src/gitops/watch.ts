@@ -218,7 +218,10 @@ export interface WatchOptions {
  * again sooner ({@link WatchMemory.nearing}).
  */
 export const NEAR_FAIL = 0.5;
-/** Looks a `--every` watch takes between two passes while a version nears a `fail`: one each quarter of the period. */
+/**
+ * The parts a `--every` period is cut into while a version nears a `fail`: a pass, then a look at
+ * the start of each other part (three looks between two passes).
+ */
 export const LOOKS_PER_PERIOD = 4;
 
 /** An agent's live pointer as the agents listing (or its deploy history) last showed it, with the row that put it there. */
@@ -458,7 +461,10 @@ function rateResults(l: Live, findings: ReturnType<typeof judgeSample>["findings
  * Where a rollback of the judged version goes: the version, its notes and their revision (the
  * notes write is a compare-and-set against it), or why there is none.
  */
-type Target = { version: number; notes: string | null; revision: number } | { problem: string };
+type Target = ({ version: number; notes: string | null; revision: number } | { problem: string }) & {
+  /** The deploy history's newest row as this read found it. */
+  newest: ActivationRowT | undefined;
+};
 
 /**
  * The newest version live before `l` (from the deploy history, newest first) that is published, not
@@ -470,6 +476,7 @@ type Target = { version: number; notes: string | null; revision: number } | { pr
  */
 async function safeTarget(c: VoiceAgentClient, l: Live): Promise<Target> {
   const rows = await deployHistory(c, l.agentId);
+  const newest = rows[0];
   const from = Math.max(
     0,
     rows.findIndex((r) => r.id === l.row.id),
@@ -512,7 +519,7 @@ async function safeTarget(c: VoiceAgentClient, l: Live): Promise<Target> {
       if (!detail.is_published) skipped.push(`version ${v} is a draft`);
       else if (detail.blocked_reasons.length > 0)
         skipped.push(`version ${v} is blocked: ${detail.blocked_reasons.join("; ")}`);
-      else return { version: v, notes: detail.notes, revision: detail.document_revision };
+      else return { version: v, notes: detail.notes, revision: detail.document_revision, newest };
     } catch (err) {
       if (!(err instanceof ApiError && err.code === "version_not_found")) throw err;
       skipped.push(`version ${v} no longer exists`);
@@ -523,6 +530,7 @@ async function safeTarget(c: VoiceAgentClient, l: Live): Promise<Target> {
       ? skipped.join("; ")
       : "the agent was off air before this version went live: there is no version to put back";
   return {
+    newest,
     problem:
       `nothing safe to return to (${why}). A person decides: fix forward (a new configuration ` +
       "publishes and goes live), pin a good version by name (`version: N`), raise `reinstate` on a " +
@@ -596,6 +604,12 @@ async function judgeOne(
     };
   const reason = reasonOf(base.rates);
   const target = await safeTarget(c, l);
+  // The pointer this pass judged by may be a pass or more old (a listing read across passes, a
+  // look): a row written since (a deploy, a person's rollback) wins before anything is said or done.
+  if (target.newest?.id !== l.row.id) {
+    memory.pointers.set(l.agentId, { live: target.newest?.version ?? null, row: target.newest });
+    return superseded(base, target.newest);
+  }
   if ("problem" in target)
     return {
       ...base,
@@ -712,6 +726,7 @@ function nearsFail(l: Live): boolean {
     return (
       t !== undefined &&
       t.measured > 0 &&
+      t.measured >= (r.minMeasured ?? 0) &&
       towardFail(t.matching, t.measured, r.atMost, r.confidence) >= NEAR_FAIL
     );
   });
@@ -731,7 +746,7 @@ async function agentsAcross(
 ): Promise<void> {
   const place = memory.agents;
   let cursor = place.next;
-  const fromTop = cursor === undefined;
+  let fromTop = cursor === undefined;
   const seen = new Set<string>();
   for (let read = 0; read < budget; read++) {
     if (cursor === undefined) place.sinceTop = 0;
@@ -742,6 +757,7 @@ async function agentsAcross(
     } catch (err) {
       if (cursor === undefined || !(err instanceof ApiError) || err.code !== "invalid_cursor") throw err;
       cursor = undefined; // once: a pass without a cursor cannot be refused so
+      fromTop = true;
       read--;
       continue;
     }
@@ -752,14 +768,14 @@ async function agentsAcross(
       seen.add(a.id);
       if (agentIds.has(a.id)) pointers.set(a.id, a.live_version);
     }
-    if (!page.has_more || !page.next_cursor) {
-      place.pages = place.sinceTop;
-      cursor = undefined;
-      if (fromTop) break; // the whole listing in this pass
-    } else cursor = page.next_cursor;
-    if (again) break; // round to where this pass began
+    const ended = !page.has_more || !page.next_cursor;
+    if (ended) place.pages = place.sinceTop;
+    cursor = ended ? undefined : (page.next_cursor as string);
+    // Where the next pass goes on from, kept page by page (a page that fails later keeps it).
+    place.next = cursor;
+    if (page.data.length === 0 || again) break; // empty, or round to where this pass began
+    if (ended && fromTop) break; // the whole listing in this pass
   }
-  place.next = cursor;
 }
 
 /**
@@ -833,7 +849,10 @@ export async function watchStacks(
     }
   }
   // A pointer read less than a round of the listing ago stands for an agent not on this pass's pages.
-  const round = look ? Number.POSITIVE_INFINITY : Math.ceil((place.pages ?? 0) / budget) + 1;
+  // Until a round reaches the listing's end, its length is known only to be past where it stands.
+  const round = look
+    ? Number.POSITIVE_INFINITY
+    : Math.ceil(Math.max(place.pages ?? 0, place.sinceTop + budget) / budget) + 1;
   const watchedKey = (agentId: string) => [...(watchedVersions.get(agentId) ?? [])].sort().join(",");
   // 2. The newest row of each agent whose pointer moved (or was never read).
   const rows = new Map<string, ActivationRowT | undefined | Error>();
@@ -907,7 +926,10 @@ export async function watchStacks(
       if (row instanceof Error) {
         s.results.push({
           ...bare(w, "error", "not judged"),
-          problem: `the deploy history could not be read: ${row.message}`,
+          problem:
+            row instanceof ApiError && row.status === 404
+              ? `the agent is not in the workspace (its deploy history: ${row.message})`
+              : `the deploy history could not be read: ${row.message}`,
         });
         continue;
       }
@@ -970,18 +992,21 @@ export async function watchStacks(
   forgetListedNames();
   const live = stacks.flatMap((s) => s.live);
   let listing: Error | undefined;
-  try {
-    await memory.calls.read(
-      c,
-      live.map((l) => l.track),
-      now,
-      opts.maxCalls ?? MAX_CALLS,
-    );
-  } catch (err) {
-    listing = err as Error;
+  // Without the agents listing nothing is judged: the calls held stay as they are for the next pass.
+  if (!listingError) {
+    try {
+      await memory.calls.read(
+        c,
+        live.map((l) => l.track),
+        now,
+        opts.maxCalls ?? MAX_CALLS,
+      );
+    } catch (err) {
+      listing = err as Error;
+    }
+    memory.last.callPages = memory.calls.last.pages;
+    memory.last.callReads = memory.calls.last.reads;
   }
-  memory.last.callPages = memory.calls.last.pages;
-  memory.last.callReads = memory.calls.last.reads;
   for (const s of stacks) {
     for (const l of s.live) {
       if (listing) {

@@ -248,6 +248,10 @@ describe("a watch that holds what it read", () => {
     await client.versions.activate((moved as { agentId: string }).agentId, 0);
     await calls((near as { agentId: string }).agentId, 10, 6);
     await calls((moved as { agentId: string }).agentId, 10, 6, 1); // calls placed on version 1 itself
+    // With --dry-run, what it would do: `near` rolled back; `moved` fails on the pointer the pass
+    // read, but the history read before anything is said shows the deploy, which wins.
+    const [dry] = await watchStacks([refresh], client, { memory, look: true, dryRun: true });
+    expect(dry?.results.map((x) => x.outcome)).toEqual(["would_roll_back", "inconclusive", "superseded"]);
     await clearRequestLog(emu);
     [r] = await watchStacks([refresh], client, { memory, look: true });
     const sent = await requests();
@@ -255,9 +259,8 @@ describe("a watch that holds what it read", () => {
     expect(sent.callPages).toBeGreaterThanOrEqual(1);
     expect(r?.results[0]).toMatchObject({ outcome: "rolled_back", target: 0 });
     expect((await client.agents.get((near as { agentId: string }).agentId)).live_version).toBe(0);
-    // The look judged `moved` on the pointer the pass read, and found it failing: the history read
-    // right before the rollback shows the deploy, which wins. The next pass reports it not live.
-    expect(r?.results[2]).toMatchObject({ outcome: "superseded" });
+    // The dry run's history read is the pointer now: the look reports `moved` not live, and leaves it.
+    expect(r?.results[2]).toMatchObject({ outcome: "not_live" });
     expect((await client.agents.get((moved as { agentId: string }).agentId)).live_version).toBe(0);
     [r] = await watchStacks([refresh], client, { memory });
     expect(r?.results[2]).toMatchObject({ outcome: "not_live" });
@@ -306,16 +309,26 @@ describe("a watch that holds what it read", () => {
     ]);
   });
 
-  test("an agents listing that cannot be read: incomplete (exit 5), nothing judged", async () => {
+  test("an agents listing that cannot be read: incomplete (exit 5), nothing judged, the calls held kept", async () => {
     const vs = await agents(1, "No listing");
+    await calls((vs[0] as { agentId: string }).agentId, 30, 3);
+    const memory = newWatchMemory();
+    const [first] = await watchStacks([refreshOf("prod", vs)], client, { memory });
+    expect(first?.results[0]?.rates[0]?.measured).toBe(30);
     const spy = vi.spyOn(client.agents, "listPage").mockRejectedValueOnce(new Error("HTTP 503: gave up"));
     try {
-      const [report] = await watchStacks([refreshOf("prod", vs)], client, { memory: newWatchMemory() });
+      const [report] = await watchStacks([refreshOf("prod", vs)], client, { memory });
       expect(report?.results[0]).toMatchObject({ outcome: "error" });
       expect(report?.results[0]?.problem).toContain("the agents listing");
       expect(watchExitCode(report as never)).toBe(5);
     } finally {
       spy.mockRestore();
     }
+    // The next pass goes on from what the watch held: the new calls only, every call counted once.
+    await calls((vs[0] as { agentId: string }).agentId, 10, 1);
+    await clearRequestLog(emu);
+    const [next] = await watchStacks([refreshOf("prod", vs)], client, { memory });
+    expect(next?.results[0]?.rates[0]?.measured).toBe(40);
+    expect(await requests()).toMatchObject({ history: 0, callPages: 1 });
   });
 });
