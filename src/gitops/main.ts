@@ -371,7 +371,7 @@ async function watch(
       if (every === undefined || stopped) break;
       const soon = refreshes.length > 0 && memory.nearing > 0;
       const wait = soon ? Math.min(untilPass, every / LOOKS_PER_PERIOD) : untilPass;
-      untilPass -= wait;
+      untilPass = untilPass - wait < 1e-6 ? 0 : untilPass - wait; // no look for a rounding error
       if (!(await pause(wait, stop.signal))) break;
     }
   } finally {
