@@ -3,24 +3,12 @@
  * language host, and the dynamic-provider plugin, all offline.
  */
 import { execFileSync, spawn } from "node:child_process";
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { spawnPulumi, stillAlive } from "./reliability/support";
-import { expectQuiet, PulumiProject, REPO_ROOT, toolchainBin } from "./support/pulumi";
-
-// The temporary folders below are taken in .tmp/, which a fresh clone does not have.
-mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
+import { expectQuiet, PulumiProject, REPO_ROOT, tempDir, toolchainBin } from "./support/pulumi";
 
 /**
  * Starts a plugin's Node.js process (`script`: the runner and its arguments) with or without the
@@ -31,7 +19,7 @@ async function startAndEnd(
   preload: boolean,
   script: string[],
 ): Promise<{ signal: string | null; cached: number }> {
-  const cache = mkdtempSync(path.join(REPO_ROOT, ".tmp", "compile-cache-"));
+  const cache = tempDir("compile-cache-");
   try {
     const child = spawn(
       process.execPath,
@@ -130,7 +118,7 @@ const tracing = require("@pulumi/pulumi/cmd/run/tracing");
 
   test("the runner starts no debugger session; the serializer still names the file of a function it cannot serialize", () => {
     // A module of the program, loaded after the runner's start and before any serialization.
-    const dir = mkdtempSync(path.join(REPO_ROOT, ".tmp", "lazy-sdk-"));
+    const dir = tempDir("lazy-sdk-");
     try {
       writeFileSync(
         path.join(dir, "program.js"),
@@ -179,8 +167,7 @@ describe("policy packs: `pulumi preview --policy-pack` runs a Node.js pack throu
   // through the environment our host sets from the engine's ConfigureStack call.
   let pack: string;
   beforeAll(() => {
-    mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-    pack = mkdtempSync(path.join(REPO_ROOT, ".tmp", "policy-pack-"));
+    pack = tempDir("policy-pack-");
     writeFileSync(path.join(pack, "PulumiPolicy.yaml"), "runtime: nodejs\n");
     writeFileSync(path.join(pack, "package.json"), JSON.stringify({ name: "tiny", version: "0.0.1" }));
     writeFileSync(
@@ -301,7 +288,7 @@ new PolicyPack("tiny", {
 
 describe("a provider written in Node.js (PulumiPlugin.yaml) runs through our language host", () => {
   test("`pulumi up` creates a resource of a provider the project names by path", async () => {
-    const plugin = mkdtempSync(path.join(REPO_ROOT, ".tmp", "provider-plugin-"));
+    const plugin = tempDir("provider-plugin-");
     writeFileSync(path.join(plugin, "PulumiPlugin.yaml"), "runtime: nodejs\n");
     writeFileSync(path.join(plugin, "package.json"), JSON.stringify({ name: "tiny", version: "0.0.1" }));
     writeFileSync(

@@ -5,16 +5,15 @@
  * client, and a plain `node --test` file) are written there as they stand, type-checked, and run.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { filesOfPage, installTarball, packTarball, REPO_ROOT } from "../support/pulumi";
+import { filesOfPage, installTarball, packTarball, REPO_ROOT, tempDir } from "../support/pulumi";
 
 let work: string;
 beforeAll(() => {
-  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-  work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "user-tests-"));
+  work = tempDir("user-tests-");
   const tarball = packTarball(work);
   const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
   installTarball(work, path.join(work, tarball), { others: [`vitest@${pkg.devDependencies.vitest}`] });

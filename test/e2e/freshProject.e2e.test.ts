@@ -17,14 +17,13 @@ import {
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { blocksOfPage, installTarball, PulumiProject, packTarball, REPO_ROOT } from "../support/pulumi";
+import { blocksOfPage, installTarball, PulumiProject, packTarball, tempDir } from "../support/pulumi";
 
 let emu: RunningEmulator;
 let work: string;
 let tarball: string;
 beforeAll(() => {
-  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-  work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "fresh-"));
+  work = tempDir("fresh-");
   tarball = path.join(work, packTarball(work));
 });
 beforeAll(async () => {

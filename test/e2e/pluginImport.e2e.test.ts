@@ -10,14 +10,21 @@
  * text document: the text, which the service never reads back, is declared by name (`heldText`).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, startEmulator } from "../../src/emulator";
 import { clearRequestLog, requestLog } from "../support/control";
 import { pluginVersion, writeGoModule } from "../support/pluginPrograms";
-import { installedPackageDir, PulumiProject, packedPlugin, pulumiHost, REPO_ROOT } from "../support/pulumi";
+import {
+  installedPackageDir,
+  PulumiProject,
+  packedPlugin,
+  pulumiHost,
+  REPO_ROOT,
+  tempDir,
+} from "../support/pulumi";
 
 type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 let emu: Emulator;
@@ -99,9 +106,7 @@ afterAll(async () => {
 
 /** A project on the plugin (installed from its tarball) and the emulator, with `Pulumi.yaml`'s text. */
 async function projectOf(pulumiYaml: string, base?: string): Promise<PulumiProject> {
-  const parent = base ?? path.join(REPO_ROOT, ".tmp");
-  mkdirSync(parent, { recursive: true });
-  const source = mkdtempSync(path.join(parent, "import-"));
+  const source = tempDir("import-", base);
   writeFileSync(path.join(source, "Pulumi.yaml"), pulumiYaml);
   try {
     const project = await PulumiProject.fromDirectory(source, {

@@ -8,14 +8,14 @@
  * show no change.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
 import { type RunningEmulator, startEmulator } from "../../src/emulator";
 import { parsePreview, renderReport } from "../../src/gitops/report";
 import { pluginVersion, writeGoModule } from "../support/pluginPrograms";
-import { PulumiProject, packedPlugin, REPO_ROOT } from "../support/pulumi";
+import { PulumiProject, packedPlugin, tempDir } from "../support/pulumi";
 import { stockHostsOrSkip } from "../support/stock";
 
 const PROD_KEY = "va_test_production_plain_key";
@@ -116,8 +116,7 @@ async function stack(
   config: Record<string, string> = {},
   go?: string,
 ): Promise<PulumiProject> {
-  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-  const source = mkdtempSync(path.join(REPO_ROOT, ".tmp", "secrets-src-"));
+  const source = tempDir("secrets-src-");
   sources.push(source);
   if (go) writeGoProgram(source);
   else writeFileSync(path.join(source, "Pulumi.yaml"), program(promote));

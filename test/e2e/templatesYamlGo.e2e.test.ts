@@ -16,19 +16,11 @@
  * Go e2e test's (no cgo, -trimpath).
  */
 import { execFile, spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { type Emulator, pluginStack, pluginVersion, serviceApi } from "../support/pluginPrograms";
-import { type PulumiProject, pulumiEnvironment, REPO_ROOT } from "../support/pulumi";
+import { type PulumiProject, pulumiEnvironment, REPO_ROOT, tempDir } from "../support/pulumi";
 import { stockHostsOrSkip } from "../support/stock";
 
 const SDK_MODULE = "github.com/pulumi-voice-agent/pulumi-voice-agent/sdk";
@@ -51,8 +43,7 @@ afterAll(async () => {
  * name and description checked; returns the folder.
  */
 async function generate(template: string, name: string, env: Record<string, string> = {}): Promise<string> {
-  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-  const work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "template-"));
+  const work = tempDir("template-");
   cleanups.push(() => rmSync(work, { recursive: true, force: true }));
   const generated = path.join(work, name);
   mkdirSync(path.join(work, ".home"));

@@ -5,11 +5,11 @@
  * updates the AgentVersion that 0.1.0 created by replacement in place.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
-import { installTarball, PulumiProject, packTarball, REPO_ROOT } from "../support/pulumi";
+import { installTarball, PulumiProject, packTarball, REPO_ROOT, tempDir } from "../support/pulumi";
 
 const RELEASED = path.join(REPO_ROOT, "test/fixtures/pulumi-voice-agent-0.1.0.tgz");
 
@@ -42,8 +42,7 @@ let work: string;
 
 beforeAll(async () => {
   emu = await startEmulator({ port: 0 });
-  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-  work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "upgrade-"));
+  work = tempDir("upgrade-");
   installTarball(work, RELEASED);
 }, 300_000);
 

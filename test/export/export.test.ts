@@ -6,7 +6,7 @@
  * agent configurations (fixed seed, every field of the agent body) and the files written.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -26,7 +26,7 @@ import { knowledgeBaseProvider } from "../../src/resources/knowledgeBase/provide
 import { widgetProvider } from "../../src/resources/widget/provider";
 import { AgentBody } from "../../src/spec";
 import { clearRequestLog, requestLog, resetEmulator } from "../support/control";
-import { REPO_ROOT } from "../support/pulumi";
+import { REPO_ROOT, tempDir } from "../support/pulumi";
 import { prng, randomAgentBody, type Shapes, seedRandomAgents, seedShapes } from "../support/workspace";
 
 /** Configurations the random round-trip makes and adopts. */
@@ -577,8 +577,7 @@ describe("voice-agent-export (the command, dist/export/cli.js)", () => {
   let dir: string;
   let shapes: Shapes;
   beforeAll(async () => {
-    mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-    dir = mkdtempSync(path.join(REPO_ROOT, ".tmp", "export-cli-"));
+    dir = tempDir("export-cli-");
     await resetEmulator(emu);
     shapes = await seedShapes(client, emu);
   });

@@ -7,7 +7,7 @@
  * one-line prompt change deploys as the next version.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { VoiceAgentClient } from "../../src/client";
@@ -17,7 +17,7 @@ import { readWorkspace } from "../../src/export/read";
 import { clearRequestLog } from "../support/control";
 import { expectAdopted, expectPromptEditsDeploy, writesTo } from "../support/exported";
 import { pluginVersion } from "../support/pluginPrograms";
-import { PulumiProject, packedPlugin, REPO_ROOT } from "../support/pulumi";
+import { PulumiProject, packedPlugin, REPO_ROOT, tempDir } from "../support/pulumi";
 import { type Shapes, seedRandomAgents, seedShapes } from "../support/workspace";
 
 const RANDOM_AGENTS = 3;
@@ -54,8 +54,7 @@ function run(file: string, args: string[], opts: { env?: Record<string, string> 
 const writes = () => writesTo(emu);
 
 test("export --language yaml, up: zero writes, every object in the state, no change; then a prompt edit deploys version n+1", async () => {
-  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-  const work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "export-yaml-"));
+  const work = tempDir("export-yaml-");
   const out = path.join(work, "voice-agents");
   let p: PulumiProject | undefined;
   try {

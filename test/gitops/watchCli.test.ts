@@ -5,7 +5,7 @@
  * did; the API key never printed.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -13,7 +13,7 @@ import { closeDispatchers, VoiceAgentClient } from "../../src/client";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
 import { TYPE_PREFIX } from "../../src/resources/typeNames";
 import { clearRequestLog, requestLog, setCallOutcomes, trafficCall } from "../support/control";
-import { REPO_ROOT } from "../support/pulumi";
+import { REPO_ROOT, tempDir } from "../support/pulumi";
 
 const CLI = path.join(REPO_ROOT, "dist/gitops/cli.js");
 const WATCH = { rates: [{ analysis: "Default Analysis/User Sentiment", value: "negative", atMost: 0.2 }] };
@@ -24,8 +24,7 @@ let dir: string;
 beforeAll(async () => {
   emu = await startEmulator({ port: 0, callSeconds: 0.05 });
   client = new VoiceAgentClient({ baseUrl: emu.url, apiKey: DEFAULT_API_KEY });
-  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-  dir = mkdtempSync(path.join(REPO_ROOT, ".tmp", "watch-cli-"));
+  dir = tempDir("watch-cli-");
 });
 afterAll(async () => {
   await closeDispatchers();

@@ -6,7 +6,7 @@
  * node_modules with its own install (as `pulumi policy publish` uploads it), runs on its own.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { DEFAULT_API_KEY, type RunningEmulator, startEmulator } from "../../src/emulator";
@@ -16,7 +16,7 @@ import {
   installTarball,
   PulumiProject,
   packTarball,
-  REPO_ROOT,
+  tempDir,
 } from "../support/pulumi";
 
 // A credential that looks real to secretlint; not a live one.
@@ -40,8 +40,7 @@ let tarball: string;
 let project: PulumiProject;
 beforeAll(async () => {
   emu = await startEmulator({ port: 0 });
-  mkdirSync(path.join(REPO_ROOT, ".tmp"), { recursive: true });
-  work = mkdtempSync(path.join(REPO_ROOT, ".tmp", "composed-"));
+  work = tempDir("composed-");
   tarball = path.join(work, packTarball(work));
   const app = path.join(work, "app");
   mkdirSync(app);

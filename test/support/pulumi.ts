@@ -28,6 +28,15 @@ import * as ts from "typescript";
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
 /**
+ * A new empty folder `<base>/<prefix>XXXXXX`, `base` by default `<repo>/.tmp/` (made first: a fresh
+ * clone has none). Every test's temporary folder is taken here.
+ */
+export function tempDir(prefix: string, base = path.join(REPO_ROOT, ".tmp")): string {
+  mkdirSync(base, { recursive: true });
+  return mkdtempSync(path.join(base, prefix));
+}
+
+/**
  * The Node.js language host the tests run Pulumi programs with: this project's (`toolchain/`, the
  * default), or Pulumi's stock one as users have it (`PVA_PULUMI_HOST=stock`: the stock lane of
  * scripts/test.sh), with its own dynamic-provider launcher, no preload and no compile cache.
@@ -115,8 +124,7 @@ export interface ProjectOptions {
  */
 export function installedPackageDir(): string {
   const base = path.join(REPO_ROOT, ".tmp");
-  mkdirSync(base, { recursive: true });
-  const packDir = mkdtempSync(path.join(base, "pack-"));
+  const packDir = tempDir("pack-", base);
   try {
     const tarball = packTarball(packDir);
     const bytes = readFileSync(path.join(packDir, tarball));
@@ -298,9 +306,7 @@ export class PulumiProject {
   }
 
   private static newDir(installed = false, under?: string): string {
-    const base = under ?? (installed ? installedPackageDir() : path.join(REPO_ROOT, ".tmp"));
-    mkdirSync(base, { recursive: true });
-    const dir = mkdtempSync(path.join(base, "e2e-"));
+    const dir = tempDir("e2e-", under ?? (installed ? installedPackageDir() : undefined));
     mkdirSync(path.join(dir, ".state"));
     return dir;
   }
